@@ -1,0 +1,140 @@
+/**
+ * The contract of a wire codec: how a request is written for a protocol and how its answers are
+ * read. A codec does no I/O: any transport can use it.
+ *
+ * To write a codec for another protocol (say, Anthropic Messages), implement {@link Codec} against
+ * this package alone:
+ *
+ * - `encode` turns a {@link Request.Request} into the JSON body of the protocol. Run
+ *   `Request.validate` first, and fail with an `Unsupported` {@link SvirError.SvirError} for
+ *   anything the protocol cannot carry: never drop it.
+ * - `decodeResponse` reads a whole, non-streamed response body into a
+ *   {@link Completion.Completion}.
+ * - `decoder` makes a fresh {@link StreamDecoder} for one streamed answer: a synchronous state
+ *   machine that takes bytes as they arrive, in chunks of any size, and gives
+ *   {@link Event.Event}s. Its outcome must never depend on how the bytes were chunked. The last
+ *   event of an answer is `Completed`; calls are released only there, and only when the answer
+ *   was complete. An error comes after every event decoded before it, and ends the decoder.
+ *
+ * {@link decodeStream} wraps any decoder as an Effect `Stream`.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Stream } from "effect"
+import type * as Completion from "./Completion.js"
+import type * as Event from "./Event.js"
+import type * as Request from "./Request.js"
+import type * as SvirError from "./SvirError.js"
+
+/**
+ * What a decoder gives for the bytes it was fed: the events decoded, and the error that ended
+ * the answer, if one did.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DecodeStep {
+  readonly events: ReadonlyArray<Event.Event>
+  readonly error: SvirError.SvirError | undefined
+}
+
+/**
+ * A synchronous decoder of one streamed answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface StreamDecoder {
+  /** Feeds the next bytes. Gives the events they complete. */
+  readonly push: (bytes: Uint8Array) => DecodeStep
+  /** Ends the input. An answer that was not complete gives a TruncatedStream error. */
+  readonly finish: () => DecodeStep
+  /** Whether the answer has ended (completed or failed): further bytes are not read. */
+  readonly done: () => boolean
+}
+
+/**
+ * A wire codec.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Codec {
+  /** A short name for the protocol, such as `"openai-chat"`. */
+  readonly name: string
+  /** The path of the endpoint below the base URL, such as `"/chat/completions"`. */
+  readonly path: string
+  /** The JSON body of a request, or an Unsupported error before anything is sent. */
+  readonly encode: (
+    request: Request.Request,
+    options: { readonly stream: boolean },
+  ) => Effect.Effect<unknown, SvirError.SvirError>
+  /** Reads a whole response body. */
+  readonly decodeResponse: (
+    body: string,
+  ) => Effect.Effect<Completion.Completion, SvirError.SvirError>
+  /** A fresh decoder for one streamed answer. */
+  readonly decoder: () => StreamDecoder
+}
+
+/**
+ * Decodes a stream of bytes into events with a codec's decoder. The stream ends after
+ * `Completed`, without reading further bytes; an error comes after every event decoded before it.
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Codec } from "@svir/core"
+ *
+ * declare const codec: Codec.Codec
+ * declare const body: Stream.Stream<Uint8Array>
+ * const events = Codec.decodeStream(codec, body) // Stream<Event, SvirError>
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const decodeStream = <E, R>(
+  codec: Codec,
+  bytes: Stream.Stream<Uint8Array, E, R>,
+): Stream.Stream<Event.Event, E | SvirError.SvirError, R> =>
+  Stream.suspend(() => {
+    const decoder = codec.decoder()
+    const steps = bytes.pipe(
+      Stream.takeUntil(() => decoder.done()),
+      Stream.map((chunk) => decoder.push(chunk)),
+      Stream.concat(
+        Stream.fromEffect(
+          Effect.sync(() => (decoder.done() ? { events: [], error: undefined } : decoder.finish())),
+        ),
+      ),
+    )
+    return Stream.flatMap(steps, stepToStream)
+  })
+
+const stepToStream = (step: DecodeStep): Stream.Stream<Event.Event, SvirError.SvirError> =>
+  step.error === undefined
+    ? Stream.fromArray(step.events)
+    : Stream.concat(Stream.fromArray(step.events), Stream.fail(step.error))
+
+/**
+ * Feeds chunks to a fresh decoder and finishes it: every event, and the error if the answer
+ * failed. For tests and for transports that have the whole body at once.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const decodeChunks = (codec: Codec, chunks: Iterable<Uint8Array>): DecodeStep => {
+  const decoder = codec.decoder()
+  const events: Array<Event.Event> = []
+  for (const chunk of chunks) {
+    if (decoder.done()) break
+    const step = decoder.push(chunk)
+    events.push(...step.events)
+    if (step.error !== undefined) return { events, error: step.error }
+  }
+  if (decoder.done()) return { events, error: undefined }
+  const last = decoder.finish()
+  events.push(...last.events)
+  return { events, error: last.error }
+}

@@ -1,0 +1,68 @@
+/**
+ * A whole answer of the model.
+ *
+ * @since 0.1.0
+ */
+import type * as ToolCall from "./ToolCall.js"
+
+/**
+ * Why the model stopped: `stop` (it finished), `tool_calls` (it called tools), `length` (the
+ * output limit cut it off), `content_filter` (a filter stopped it), `refusal` (it refused).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "refusal"
+
+/**
+ * Tokens counted by the server. `reasoning` is part of `output` where the server reports it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Usage {
+  readonly input: number
+  readonly output: number
+  readonly total: number
+  readonly reasoning?: number | undefined
+}
+
+/**
+ * A whole answer: its text, reasoning and refusal, the calls to execute, why it finished, the
+ * usage, and the server's id and model name where it gave them. Calls are executable only from a
+ * Completion.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Completion {
+  readonly id?: string | undefined
+  readonly model?: string | undefined
+  readonly text: string
+  readonly reasoning: string
+  readonly refusal: string
+  readonly calls: ReadonlyArray<ToolCall.ToolCall>
+  readonly finish: FinishReason
+  readonly usage?: Usage | undefined
+}
+
+/**
+ * Makes a completion; what is not given is empty.
+ *
+ * @example
+ * ```ts
+ * import { Completion } from "@svir/core"
+ *
+ * Completion.make({ text: "Paris.", finish: "stop" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (fields: Partial<Completion> & Pick<Completion, "finish">): Completion => ({
+  text: "",
+  reasoning: "",
+  refusal: "",
+  calls: [],
+  ...fields,
+})

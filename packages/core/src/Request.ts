@@ -1,0 +1,378 @@
+/**
+ * An immutable, pipeable builder of what is sent to a model.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Pipeable } from "effect"
+import { dual } from "effect/Function"
+import type * as Completion from "./Completion.js"
+import * as Message from "./Message.js"
+import * as SvirError from "./SvirError.js"
+import * as Tool from "./Tool.js"
+import type * as Toolbox from "./Toolbox.js"
+import * as ToolChoice from "./ToolChoice.js"
+import type * as ToolResult from "./ToolResult.js"
+
+/**
+ * The form of the answer: free text, any JSON object, or JSON that fits a schema.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResponseFormat =
+  | { readonly _tag: "Text" }
+  | { readonly _tag: "Json" }
+  | {
+      readonly _tag: "JsonSchema"
+      readonly name: string
+      readonly schema: Tool.JsonSchema
+      readonly description?: string | undefined
+      readonly strict?: boolean | undefined
+    }
+
+/**
+ * How hard a reasoning model thinks before it answers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high"
+
+/**
+ * What is sent to a model. Build it with {@link make} and the functions of this module, each of
+ * which returns a new request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Request extends Pipeable.Pipeable {
+  readonly model: string
+  readonly system: string | undefined
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly tools: ReadonlyArray<Tool.Tool>
+  readonly toolChoice: ToolChoice.ToolChoice
+  readonly maxTokens: number | undefined
+  readonly temperature: number | undefined
+  readonly responseFormat: ResponseFormat | undefined
+  readonly reasoningEffort: ReasoningEffort | undefined
+}
+
+type Fields = Omit<Request, "pipe">
+
+const Proto = {
+  pipe() {
+    // biome-ignore lint/complexity/noArguments: the pipe protocol passes its functions this way
+    return Pipeable.pipeArguments(this, arguments)
+  },
+}
+
+const fromFields = (fields: Fields): Request => Object.assign(Object.create(Proto), fields)
+
+const update = (self: Request, patch: Partial<Fields>): Request =>
+  fromFields({
+    model: self.model,
+    system: self.system,
+    messages: self.messages,
+    tools: self.tools,
+    toolChoice: self.toolChoice,
+    maxTokens: self.maxTokens,
+    temperature: self.temperature,
+    responseFormat: self.responseFormat,
+    reasoningEffort: self.reasoningEffort,
+    ...patch,
+  })
+
+/**
+ * A request to a model, with nothing in it yet.
+ *
+ * @example
+ * ```ts
+ * import { Request, Tool, ToolChoice } from "@svir/core"
+ *
+ * const label = Tool.make("label", "Label a support ticket by its topic.", {
+ *   type: "object",
+ *   properties: { topic: { type: "string", enum: ["billing", "bug", "other"] } },
+ *   required: ["topic"],
+ * })
+ *
+ * const request = Request.make("qwen3-27b").pipe(
+ *   Request.tool(label),
+ *   Request.toolChoice(ToolChoice.tool("label")),
+ *   Request.user("My invoice is wrong."),
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (model: string): Request =>
+  fromFields({
+    model,
+    system: undefined,
+    messages: [],
+    tools: [],
+    toolChoice: ToolChoice.auto,
+    maxTokens: undefined,
+    temperature: undefined,
+    responseFormat: undefined,
+    reasoningEffort: undefined,
+  })
+
+/**
+ * Sets the model.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const model: {
+  (model: string): (self: Request) => Request
+  (self: Request, model: string): Request
+} = dual(2, (self: Request, model: string) => update(self, { model }))
+
+/**
+ * Sets the system prompt, sent before every turn.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const system: {
+  (text: string): (self: Request) => Request
+  (self: Request, text: string): Request
+} = dual(2, (self: Request, text: string) => update(self, { system: text }))
+
+/**
+ * Adds messages after those already there.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const messages: {
+  (messages: Iterable<Message.Message>): (self: Request) => Request
+  (self: Request, messages: Iterable<Message.Message>): Request
+} = dual(2, (self: Request, messages: Iterable<Message.Message>) =>
+  update(self, { messages: [...self.messages, ...messages] }),
+)
+
+/**
+ * Adds a user turn: text, or parts (text, images, files).
+ *
+ * @example
+ * ```ts
+ * import { Message, Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(
+ *   Request.user([Message.text("What is in this file?"), Message.file("a.txt", "text/plain", "hi")]),
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const user: {
+  (content: string | ReadonlyArray<Message.Part>): (self: Request) => Request
+  (self: Request, content: string | ReadonlyArray<Message.Part>): Request
+} = dual(2, (self: Request, content: string | ReadonlyArray<Message.Part>) =>
+  messages(self, [Message.user(content)]),
+)
+
+/**
+ * Adds the assistant turn of a completion, with the calls it made and their ids. Add it before the
+ * results of those calls.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const assistant: {
+  (completion: Completion.Completion): (self: Request) => Request
+  (self: Request, completion: Completion.Completion): Request
+} = dual(2, (self: Request, completion: Completion.Completion) =>
+  messages(self, [Message.assistant(completion)]),
+)
+
+/**
+ * Adds the results of the calls of the assistant turn before them, in the order given.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const toolResults: {
+  (results: Iterable<ToolResult.ToolResult>): (self: Request) => Request
+  (self: Request, results: Iterable<ToolResult.ToolResult>): Request
+} = dual(2, (self: Request, results: Iterable<ToolResult.ToolResult>) =>
+  messages(self, Array.from(results, Message.toolResult)),
+)
+
+/**
+ * Offers a tool. A tool offered under a name already offered replaces it.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const tool: {
+  (tool: Tool.Tool): (self: Request) => Request
+  (self: Request, tool: Tool.Tool): Request
+} = dual(2, (self: Request, tool: Tool.Tool) => tools(self, [tool]))
+
+/**
+ * Offers tools. A tool offered under a name already offered replaces it.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const tools: {
+  (tools: Iterable<Tool.Tool>): (self: Request) => Request
+  (self: Request, tools: Iterable<Tool.Tool>): Request
+} = dual(2, (self: Request, tools: Iterable<Tool.Tool>) => {
+  const byName = new Map(self.tools.map((tool) => [tool.name, tool]))
+  for (const tool of tools) byName.set(tool.name, tool)
+  return update(self, { tools: [...byName.values()] })
+})
+
+/**
+ * Offers the tools a toolbox offers now.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Request, Toolbox } from "@svir/core"
+ *
+ * declare const toolbox: Toolbox.Toolbox
+ * const request = Request.make("gpt-4o-mini").pipe(Request.user("Hi"), Request.toolsFrom(toolbox))
+ * // Effect<Request>
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const toolsFrom: {
+  <R>(toolbox: Toolbox.Toolbox<R>): (self: Request) => Effect.Effect<Request, never, R>
+  <R>(self: Request, toolbox: Toolbox.Toolbox<R>): Effect.Effect<Request, never, R>
+} = dual(2, <R>(self: Request, toolbox: Toolbox.Toolbox<R>) =>
+  Effect.map(toolbox.tools, (offered) => tools(self, offered)),
+)
+
+/**
+ * Decides whether the model must, may or may not call a tool. Checked by {@link validate}.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const toolChoice: {
+  (choice: ToolChoice.ToolChoice): (self: Request) => Request
+  (self: Request, choice: ToolChoice.ToolChoice): Request
+} = dual(2, (self: Request, choice: ToolChoice.ToolChoice) => update(self, { toolChoice: choice }))
+
+/**
+ * Bounds the tokens of the answer.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const maxTokens: {
+  (tokens: number): (self: Request) => Request
+  (self: Request, tokens: number): Request
+} = dual(2, (self: Request, tokens: number) => update(self, { maxTokens: tokens }))
+
+/**
+ * Sets the sampling temperature.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const temperature: {
+  (temperature: number): (self: Request) => Request
+  (self: Request, temperature: number): Request
+} = dual(2, (self: Request, temperature: number) => update(self, { temperature }))
+
+/**
+ * Asks for text, any JSON object, or JSON that fits a schema.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(
+ *   Request.responseFormat({ _tag: "JsonSchema", name: "city", schema: { type: "object" } }),
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const responseFormat: {
+  (format: ResponseFormat): (self: Request) => Request
+  (self: Request, format: ResponseFormat): Request
+} = dual(2, (self: Request, format: ResponseFormat) => update(self, { responseFormat: format }))
+
+/**
+ * Sets how hard a reasoning model thinks.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const reasoningEffort: {
+  (effort: ReasoningEffort): (self: Request) => Request
+  (self: Request, effort: ReasoningEffort): Request
+} = dual(2, (self: Request, effort: ReasoningEffort) => update(self, { reasoningEffort: effort }))
+
+/**
+ * Why the request cannot be sent, or `undefined` when it can: a tool name servers refuse,
+ * `Required` with no tools offered, a named tool that is not offered, an empty model name, or a
+ * token bound or temperature out of range.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const problem = (self: Request): string | undefined => {
+  if (self.model.trim() === "") return "the request names no model"
+  for (const tool of self.tools) {
+    const nameProblem = Tool.nameProblem(tool.name)
+    if (nameProblem !== undefined) return nameProblem
+  }
+  const choice = self.toolChoice
+  if (choice._tag === "Required" && self.tools.length === 0) {
+    return "tool_choice Required asks for a tool call, but the request offers no tools"
+  }
+  if (choice._tag === "Tool" && !self.tools.some((tool) => tool.name === choice.name)) {
+    return `tool_choice names the tool ${choice.name}, which the request does not offer`
+  }
+  if (self.maxTokens !== undefined && !(Number.isInteger(self.maxTokens) && self.maxTokens > 0)) {
+    return `max tokens must be a positive whole number, not ${self.maxTokens}`
+  }
+  if (self.temperature !== undefined && !(self.temperature >= 0 && self.temperature <= 2)) {
+    return `temperature must be between 0 and 2, not ${self.temperature}`
+  }
+  return undefined
+}
+
+/**
+ * Succeeds with the request when it can be sent, or fails with an Unsupported error that says
+ * why (see {@link problem}). Every codec runs it before anything is sent.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const validate = (self: Request): Effect.Effect<Request, SvirError.SvirError> => {
+  const why = problem(self)
+  return why === undefined ? Effect.succeed(self) : Effect.fail(SvirError.make("Unsupported", why))
+}
+
+/**
+ * Like {@link validate}, and also fails when the request offers no tools: for single-shot tool
+ * use, where an answer without tools to call is a mistake.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.requireTools(Request.make("gpt-4o-mini").pipe(Request.user("Hi")))
+ * // fails: Unsupported, "the request offers no tools"
+ * ```
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const requireTools = (self: Request): Effect.Effect<Request, SvirError.SvirError> =>
+  self.tools.length === 0
+    ? Effect.fail(SvirError.make("Unsupported", "the request offers no tools"))
+    : validate(self)
