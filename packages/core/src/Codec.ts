@@ -45,7 +45,7 @@ export interface DecodeStep {
  * @category models
  */
 export interface StreamDecoder {
-  /** Feeds the next bytes. Gives the events they complete. */
+  /** Feeds the next bytes. Gives the events they complete; once `done()`, gives nothing. */
   readonly push: (bytes: Uint8Array) => DecodeStep
   /** Ends the input. An answer that was not complete gives a TruncatedStream error. */
   readonly finish: () => DecodeStep
@@ -101,16 +101,16 @@ export const decodeStream = <E, R>(
   Stream.suspend(() => {
     const decoder = codec.decoder()
     const steps = bytes.pipe(
-      Stream.takeUntil(() => decoder.done()),
       Stream.map((chunk) => decoder.push(chunk)),
-      Stream.concat(
-        Stream.fromEffect(
-          Effect.sync(() => (decoder.done() ? { events: [], error: undefined } : decoder.finish())),
-        ),
-      ),
+      Stream.concat(Stream.fromEffect(Effect.sync(() => decoder.finish()))),
+      // Stop pulling bytes once the answer has ended: what follows is not read.
+      Stream.takeUntil(endsAnswer),
     )
     return Stream.flatMap(steps, stepToStream)
   })
+
+const endsAnswer = (step: DecodeStep): boolean =>
+  step.error !== undefined || step.events[step.events.length - 1]?._tag === "Completed"
 
 const stepToStream = (step: DecodeStep): Stream.Stream<Event.Event, SvirError.SvirError> =>
   step.error === undefined

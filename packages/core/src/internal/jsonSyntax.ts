@@ -59,9 +59,16 @@ export const errorOffset = (text: string): number => {
   }
 
   const number = (): boolean => {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(at, at + 400))
-    if (match === null || match[0].length === 0) return false
-    at += match[0].length
+    const rest = text.slice(at, at + 400)
+    const strict = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(rest)?.[0] ?? ""
+    const loose = /^-?\d*(\.\d*)?([eE][+-]?\d*)?/.exec(rest)?.[0] ?? ""
+    // A number cut off at the end of the text (`1.`, `2e`) broke where the text ends.
+    if (loose.length > strict.length && at + loose.length === text.length) {
+      at = text.length
+      return false
+    }
+    if (strict.length === 0) return false
+    at += strict.length
     return true
   }
 
