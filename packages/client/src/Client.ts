@@ -1,0 +1,438 @@
+/**
+ * A client of any OpenAI-compatible server: it sends a core `Request` through a codec (Chat
+ * Completions by default) over Effect's HTTP client, and gives a `Completion` or a stream of
+ * `Event`s. Every failure is a typed `SvirError`.
+ *
+ * @since 0.1.0
+ */
+import type { Completion, Event, Request } from "@svir/core"
+import { type Codec, SvirError } from "@svir/core"
+import { OpenAiCodec } from "@svir/openai-codec"
+import { Config, Context, type Duration, Effect, Layer, Redacted, Ref, Stream } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
+import * as Settings from "./internal/settings.js"
+import * as Transport from "./internal/transport.js"
+import * as StatusError from "./StatusError.js"
+
+/**
+ * How often and how patiently to retry. Only errors whose kind is retryable are retried
+ * (Transport, Timeout, RateLimited, TruncatedStream), and never once a streamed answer has
+ * started. The wait is `baseDelay` doubled at each attempt, with jitter, capped at `maxDelay`;
+ * a `Retry-After` from the server replaces it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Retry {
+  /** Retries after the first attempt (default 2). */
+  readonly times?: number | undefined
+  /** The first wait (default 500 ms). */
+  readonly baseDelay?: Duration.Input | undefined
+  /** The longest wait (default 8 s). */
+  readonly maxDelay?: Duration.Input | undefined
+}
+
+/**
+ * Time limits. `connect`: until the response headers of a stream (and the list of models).
+ * `firstToken`: until the first event of a stream; for `complete`, until the whole answer, headers
+ * included, since a server that does not stream sends its headers only when it is done. `idle`:
+ * between two events of a stream. `total`: the whole call, retries included.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Timeouts {
+  /** Default 120 s. */
+  readonly connect?: Duration.Input | undefined
+  /** Default 300 s. */
+  readonly firstToken?: Duration.Input | undefined
+  /** Default 120 s. */
+  readonly idle?: Duration.Input | undefined
+  /** Default 600 s. */
+  readonly total?: Duration.Input | undefined
+}
+
+/**
+ * Options of a client. All are optional.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The API's base URL, with or without `/v1` and a trailing slash (a URL with no path gets
+   * `/v1`). Default: `OPENAI_BASE_URL`, else OpenAI's.
+   */
+  readonly baseUrl?: string | undefined
+  /** The API key, sent as a bearer token. Default: `OPENAI_API_KEY`; none when neither is set. */
+  readonly apiKey?: string | Redacted.Redacted<string> | undefined
+  /** Extra headers. Those the client sets itself (authorization, content-type, ...) are refused. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Allows plain `http` to hosts other than loopback. */
+  readonly allowInsecureHttp?: boolean | undefined
+  /** The wire codec (default: Chat Completions, `OpenAiCodec.make()`). */
+  readonly codec?: Codec.Codec | undefined
+  /** The retry policy, or `false` for none. */
+  readonly retry?: Retry | false | undefined
+  /** Time limits. */
+  readonly timeouts?: Timeouts | undefined
+  /** The most a `Retry-After` wait can be (default 60 s). */
+  readonly maxRetryAfter?: Duration.Input | undefined
+  /** How long an error body is waited for before the error is reported without it (default 2 s). */
+  readonly errorBodyTimeout?: Duration.Input | undefined
+  /** The largest whole answer read by `complete` (default 16 MiB). */
+  readonly maxResponseBytes?: number | undefined
+  /**
+   * Whether a 400 or 422 to a request that carries optional fields (temperature, max tokens,
+   * reasoning effort, response format, stream options) is retried once without them; the server
+   * is then remembered as strict and later requests go without them. Default `true`.
+   */
+  readonly leanRetry?: boolean | undefined
+}
+
+/**
+ * A model the server offers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Model {
+  readonly id: string
+  readonly ownedBy: string | undefined
+}
+
+/**
+ * What a client does.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The base URL requests go to, normalized. */
+  readonly baseUrl: string
+  /** Sends a request and reads the whole answer. */
+  readonly complete: (
+    request: Request.Request,
+  ) => Effect.Effect<Completion.Completion, SvirError.SvirError>
+  /** Sends a request and streams the answer; the last event is `Completed`. */
+  readonly stream: (request: Request.Request) => Stream.Stream<Event.Event, SvirError.SvirError>
+  /** The models the server offers. */
+  readonly listModels: () => Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError>
+  /** Whether the server refused optional fields once and is now sent requests without them. */
+  readonly isStrict: Effect.Effect<boolean>
+}
+
+/**
+ * The client as a service, for programs that take it from their context.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Request } from "@svir/core"
+ * import { Client } from "@svir/client"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* Client.Client
+ *   return yield* client.complete(Request.make("qwen3").pipe(Request.user("Hi")))
+ * }).pipe(Effect.provide(Client.layerFetch({ baseUrl: "http://127.0.0.1:11434" })))
+ * ```
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Client extends Context.Service<Client, Service>()("@svir/client/Client") {}
+
+const configError = (message: string) => SvirError.make("Config", message)
+
+const connectTimeout = (limit: string) =>
+  `the server sent no answer within ${limit} (connect timeout)`
+
+// An empty OPENAI_API_KEY is the shell's way of saying there is none.
+const keyFromEnvironment = Effect.map(
+  Settings.fromConfig(Config.Redacted("OPENAI_API_KEY"), "OPENAI_API_KEY"),
+  (key) => (key === undefined || Redacted.value(key).trim() === "" ? undefined : key),
+)
+
+const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, SvirError.SvirError> =>
+  Effect.gen(function* () {
+    const baseUrl =
+      options.baseUrl ??
+      (yield* Settings.fromConfig(Config.String("OPENAI_BASE_URL"), "OPENAI_BASE_URL")) ??
+      Settings.defaultBaseUrl
+    const rawKey =
+      options.apiKey === undefined
+        ? yield* keyFromEnvironment
+        : Redacted.isRedacted(options.apiKey)
+          ? options.apiKey
+          : Redacted.make(options.apiKey)
+    const retry = options.retry === false ? { times: 0 } : (options.retry ?? {})
+    const times = retry.times ?? 2
+    if (!Number.isInteger(times) || times < 0) {
+      return yield* configError(`retry times must be a whole number ≥ 0, not ${times}`)
+    }
+    const maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024
+    if (!Number.isInteger(maxResponseBytes) || maxResponseBytes <= 0) {
+      return yield* configError(`maxResponseBytes must be a positive whole number`)
+    }
+    const timeouts = options.timeouts ?? {}
+    return {
+      baseUrl: yield* Settings.normalizeBaseUrl(baseUrl, options.allowInsecureHttp ?? false),
+      apiKey: rawKey === undefined ? undefined : yield* Settings.checkApiKey(rawKey),
+      headers: yield* Settings.checkHeaders(options.headers ?? {}),
+      codec: options.codec ?? OpenAiCodec.make(),
+      retry: {
+        times,
+        baseDelayMillis: (yield* Settings.millis(retry.baseDelay, "retry baseDelay")) ?? 500,
+        maxDelayMillis: (yield* Settings.millis(retry.maxDelay, "retry maxDelay")) ?? 8_000,
+      },
+      timeouts: {
+        connect: yield* Settings.millis(timeouts.connect ?? "120 seconds", "connect timeout"),
+        firstToken: yield* Settings.millis(
+          timeouts.firstToken ?? "300 seconds",
+          "first token timeout",
+        ),
+        idle: yield* Settings.millis(timeouts.idle ?? "120 seconds", "idle timeout"),
+        total: yield* Settings.millis(timeouts.total ?? "600 seconds", "total timeout"),
+      },
+      maxRetryAfterMillis:
+        (yield* Settings.millis(options.maxRetryAfter, "maxRetryAfter")) ??
+        StatusError.defaultMaxRetryAfterMillis,
+      errorBodyMillis:
+        (yield* Settings.millis(options.errorBodyTimeout, "errorBodyTimeout")) ?? 2_000,
+      maxResponseBytes,
+      leanRetry: options.leanRetry ?? true,
+    }
+  })
+
+/**
+ * Makes a client. The configuration is checked here: a bad base URL, header or key is a Config
+ * error before anything is sent. Needs an `HttpClient` (fetch: `FetchHttpClient.layer` from
+ * `effect/http`).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * import { Request } from "@svir/core"
+ * import { Client } from "@svir/client"
+ *
+ * const program = Effect.gen(function* () {
+ *   const client = yield* Client.make({ baseUrl: "http://127.0.0.1:1234/v1" })
+ *   const request = Request.make("qwen3").pipe(Request.user("Hi"))
+ *   const done = yield* client.complete(request)
+ *   yield* client.stream(request).pipe(Stream.runForEach((event) => Effect.log(event._tag)))
+ *   return done.text
+ * }).pipe(Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: Options = {},
+): Effect.Effect<Service, SvirError.SvirError, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const settings = yield* resolveSettings(options)
+    const http = yield* HttpClient.HttpClient
+    const strict = yield* Ref.make(false)
+    const endpoint = `${settings.baseUrl}${settings.codec.path}`
+
+    const withRetry = <A>(
+      attempt: Effect.Effect<A, SvirError.SvirError>,
+    ): Effect.Effect<A, SvirError.SvirError> => {
+      const { times, baseDelayMillis, maxDelayMillis } = settings.retry
+      const loop = (done: number): Effect.Effect<A, SvirError.SvirError> =>
+        Effect.catch(attempt, (error) => {
+          if (done >= times || !error.isRetryable) return Effect.fail(error)
+          const backoff = Math.min(maxDelayMillis, baseDelayMillis * 2 ** done)
+          const wait = error.retryAfterMillis ?? Math.round(backoff * (0.5 + Math.random() / 2))
+          return Effect.logDebug(
+            `svir client: ${error.kind} (${error.message}); retry ${done + 1} of ${times} in ${wait} ms`,
+          ).pipe(
+            Effect.andThen(Effect.sleep(wait)),
+            Effect.andThen(Effect.suspend(() => loop(done + 1))),
+          )
+        })
+      return loop(0)
+    }
+
+    const isLeanable = (error: SvirError.SvirError): boolean =>
+      error.kind === "Unsupported" && (error.status === 400 || error.status === 422)
+
+    // The lean retry (issue 5): a strict server refuses optional fields it does not know.
+    const leanly = <A>(
+      body: unknown,
+      run: (body: unknown) => Effect.Effect<A, SvirError.SvirError>,
+    ): Effect.Effect<A, SvirError.SvirError> =>
+      Effect.gen(function* () {
+        const lean = settings.leanRetry ? Transport.leanBody(body) : undefined
+        if (lean === undefined) return yield* run(body)
+        if (yield* Ref.get(strict)) return yield* run(lean)
+        return yield* Effect.catch(run(body), (error) =>
+          isLeanable(error)
+            ? Effect.logDebug(
+                `svir client: the server refused the request (${error.message}); sending it again without optional fields`,
+              ).pipe(
+                Effect.andThen(run(lean)),
+                Effect.tap(() => Ref.set(strict, true)),
+              )
+            : Effect.fail(error),
+        )
+      })
+
+    const totalTimeout = settings.timeouts.total
+    const totalError = (millis: number) =>
+      SvirError.make("Timeout", `the call did not finish within ${millis / 1000}s (total timeout)`)
+
+    const complete = (request: Request.Request) => {
+      const call = Effect.gen(function* () {
+        const body = yield* settings.codec.encode(request, { stream: false })
+        return yield* leanly(body, (body) =>
+          withRetry(
+            Transport.within(
+              Transport.send(http, settings, {
+                method: "POST",
+                url: endpoint,
+                accept: "application/json",
+                body,
+              }).pipe(Effect.flatMap((response) => Transport.readWhole(response, settings))),
+              settings.timeouts.firstToken,
+              (limit) => `the whole answer did not arrive within ${limit} (first token timeout)`,
+            ),
+          ).pipe(Effect.flatMap((text) => settings.codec.decodeResponse(text))),
+        )
+      })
+      return totalTimeout === undefined
+        ? call
+        : Effect.timeoutOrElse(call, {
+            duration: totalTimeout,
+            orElse: () => Effect.fail(totalError(totalTimeout)),
+          })
+    }
+
+    const stream = (request: Request.Request) => {
+      const events = Stream.unwrap(
+        Effect.gen(function* () {
+          const body = yield* settings.codec.encode(request, { stream: true })
+          const response = yield* leanly(body, (body) =>
+            withRetry(
+              Transport.within(
+                Transport.send(http, settings, {
+                  method: "POST",
+                  url: endpoint,
+                  accept: "text/event-stream",
+                  body,
+                }),
+                settings.timeouts.connect,
+                connectTimeout,
+              ).pipe(
+                Effect.flatMap((response) => Transport.requireEventStream(response, settings)),
+              ),
+            ),
+          )
+          return Transport.events(response, settings)
+        }),
+      )
+      return totalTimeout === undefined
+        ? events
+        : Stream.interruptWhen(
+            events,
+            Effect.sleep(totalTimeout).pipe(Effect.andThen(Effect.fail(totalError(totalTimeout)))),
+          )
+    }
+
+    const listModels = () =>
+      withRetry(
+        Transport.within(
+          Transport.send(http, settings, {
+            method: "GET",
+            url: `${settings.baseUrl}/models`,
+            accept: "application/json",
+          }).pipe(Effect.flatMap((response) => Transport.readWhole(response, settings))),
+          settings.timeouts.connect,
+          connectTimeout,
+        ),
+      ).pipe(Effect.flatMap(parseModels))
+
+    return {
+      baseUrl: settings.baseUrl,
+      complete,
+      stream,
+      listModels,
+      isStrict: Ref.get(strict),
+    } satisfies Service
+  })
+
+const parseModels = (text: string): Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return Effect.fail(SvirError.make("Protocol", "the list of models is not JSON"))
+  }
+  const data = (json as { readonly data?: unknown } | null)?.data
+  if (!Array.isArray(data)) {
+    return Effect.fail(SvirError.make("Protocol", "the list of models has no `data` array"))
+  }
+  const models: Array<Model> = []
+  for (const entry of data) {
+    const id = (entry as { readonly id?: unknown } | null)?.id
+    if (typeof id !== "string") {
+      return Effect.fail(SvirError.make("Protocol", "a model in the list has no string `id`"))
+    }
+    const owner = (entry as { readonly owned_by?: unknown }).owned_by
+    models.push({ id, ownedBy: typeof owner === "string" ? owner : undefined })
+  }
+  return Effect.succeed(models)
+}
+
+/**
+ * The client as a layer. Needs an `HttpClient`: see {@link layerFetch} for the fetch one.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {},
+): Layer.Layer<Client, SvirError.SvirError, HttpClient.HttpClient> =>
+  Layer.effect(Client, make(options))
+
+/**
+ * The client as a layer over fetch: runs on Node, Bun, Deno and in browsers.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFetch = (options: Options = {}): Layer.Layer<Client, SvirError.SvirError> =>
+  layer(options).pipe(Layer.provide(FetchHttpClient.layer))
+
+/**
+ * Sends a request with the client of the context and reads the whole answer.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const complete = (
+  request: Request.Request,
+): Effect.Effect<Completion.Completion, SvirError.SvirError, Client> =>
+  Client.use((client) => client.complete(request))
+
+/**
+ * Sends a request with the client of the context and streams the answer.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const stream = (
+  request: Request.Request,
+): Stream.Stream<Event.Event, SvirError.SvirError, Client> =>
+  Stream.unwrap(Client.useSync((client) => client.stream(request)))
+
+/**
+ * The models the server of the context's client offers.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const listModels = (): Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError, Client> =>
+  Client.use((client) => client.listModels())

@@ -1,0 +1,219 @@
+/**
+ * How an HTTP answer that is not a success becomes a typed {@link SvirError.SvirError}: the status
+ * picks the kind, the body gives the server's own words, `Retry-After` gives the wait.
+ *
+ * | status | kind |
+ * |---|---|
+ * | 401, 403 | Authentication |
+ * | 408, 504 | Timeout |
+ * | 429 | RateLimited, with `Retry-After` (capped) |
+ * | 400, 413, 422 naming the context window | ContextOverflow |
+ * | 400 with code `content_filter` | ContentFilter |
+ * | 500, 502, 503 | Transport |
+ * | any other | Unsupported |
+ *
+ * @since 0.1.0
+ */
+import { SvirError } from "@svir/core"
+
+/**
+ * What the mapping needs of an HTTP answer. Header names are in lower case; `body` is
+ * `undefined` when it could not be read in time.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly body: string | undefined
+}
+
+/**
+ * The default cap on a `Retry-After` wait: 60 seconds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const defaultMaxRetryAfterMillis = 60_000
+
+const overflowCodes: ReadonlySet<string> = new Set([
+  "context_length_exceeded",
+  "exceed_context_size_error",
+])
+
+const overflowWords =
+  /context[ _-]?(length|size|window)|maximum context|too many tokens|prompt is too long|exceeds? the (model's )?context/i
+
+const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The server's own message in an error body: `error.message`, a string `error`, a string
+ * `detail`, `detail[0].msg`, or `message`; else the body itself when it is short text. Cut at
+ * {@link SvirError.serverMessageLimit} characters.
+ *
+ * @example
+ * ```ts
+ * import { StatusError } from "@svir/client"
+ *
+ * StatusError.serverMessage('{"error":{"message":"bad key"}}') // "bad key"
+ * StatusError.serverMessage('{"detail":[{"msg":"field required"}]}') // "field required"
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const serverMessage = (body: string | undefined): string | undefined => {
+  if (body === undefined) return undefined
+  const json = parseJson(body)
+  const found = isObject(json) ? messageOf(json) : undefined
+  const text = found ?? (json === undefined ? body.trim() : undefined)
+  if (text === undefined || text === "") return undefined
+  return text.length > SvirError.serverMessageLimit
+    ? `${text.slice(0, SvirError.serverMessageLimit)}…`
+    : text
+}
+
+const messageOf = (json: { readonly [key: string]: unknown }): string | undefined => {
+  const error = json.error
+  if (typeof error === "string") return error
+  if (isObject(error) && typeof error.message === "string") return error.message
+  const detail = json.detail
+  if (typeof detail === "string") return detail
+  if (Array.isArray(detail) && isObject(detail[0]) && typeof detail[0].msg === "string") {
+    return detail[0].msg
+  }
+  return typeof json.message === "string" ? json.message : undefined
+}
+
+/**
+ * The error code in a body such as `{"error": {"code": "content_filter"}}`, if there is one.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const serverCode = (body: string | undefined): string | undefined => {
+  const json = body === undefined ? undefined : parseJson(body)
+  if (!isObject(json)) return undefined
+  const error = json.error
+  const code = isObject(error) ? error.code : json.code
+  return typeof code === "string" ? code : undefined
+}
+
+/**
+ * The wait a server asks for, in milliseconds, capped at `maxMillis`: `retry-after-ms`, or
+ * `Retry-After` as seconds or as an HTTP date. `undefined` when there is none or it cannot be
+ * read.
+ *
+ * @example
+ * ```ts
+ * import { StatusError } from "@svir/client"
+ *
+ * StatusError.retryAfterMillis({ "retry-after": "2" }, 60_000) // 2000
+ * StatusError.retryAfterMillis({ "retry-after": "3600" }, 60_000) // 60000
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const retryAfterMillis = (
+  headers: Readonly<Record<string, string | undefined>>,
+  maxMillis: number,
+  now: number = Date.now(),
+): number | undefined => {
+  const millis = headers["retry-after-ms"]
+  const seconds = headers["retry-after"]
+  let wait: number | undefined
+  if (millis !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(millis)) {
+    wait = Number(millis)
+  } else if (seconds !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(seconds)) {
+    wait = Number(seconds) * 1000
+  } else if (seconds !== undefined) {
+    const date = Date.parse(seconds)
+    wait = Number.isNaN(date) ? undefined : Math.max(0, date - now)
+  }
+  return wait === undefined ? undefined : Math.min(Math.ceil(wait), maxMillis)
+}
+
+/**
+ * The kind of error for a status and a body.
+ *
+ * @since 0.1.0
+ * @category mapping
+ */
+export const kindOf = (status: number, body: string | undefined): SvirError.Kind => {
+  if (status === 401 || status === 403) return "Authentication"
+  if (status === 408 || status === 504) return "Timeout"
+  if (status === 429) return "RateLimited"
+  if (status === 500 || status === 502 || status === 503) return "Transport"
+  if (status === 400 || status === 413 || status === 422) {
+    const code = serverCode(body)
+    if (code !== undefined && overflowCodes.has(code)) return "ContextOverflow"
+    if (overflowWords.test(serverMessage(body) ?? "")) return "ContextOverflow"
+    if (status === 400 && code === "content_filter") return "ContentFilter"
+  }
+  return "Unsupported"
+}
+
+const describe: Record<SvirError.Kind, string> = {
+  Authentication: "the server refused the credentials",
+  Timeout: "the server timed out",
+  RateLimited: "the server is rate limiting this client",
+  Transport: "the server failed",
+  ContextOverflow: "the request does not fit the model's context window",
+  ContentFilter: "the server's content filter refused the request",
+  Unsupported: "the server refused the request",
+  TruncatedStream: "the answer was cut short",
+  Protocol: "the server's answer could not be read",
+  Server: "the server reported an error",
+  ResponseLimit: "the answer is too large",
+  Config: "the client is not configured correctly",
+}
+
+/**
+ * The typed error for an HTTP answer that is not a success, with the server's own words and,
+ * for a 429, the wait it asks for (capped at `maxRetryAfterMillis`).
+ *
+ * @example
+ * ```ts
+ * import { StatusError } from "@svir/client"
+ *
+ * const error = StatusError.fromAnswer({
+ *   status: 429,
+ *   headers: { "retry-after": "2" },
+ *   body: '{"error":{"message":"slow down"}}',
+ * })
+ * error.kind // "RateLimited"
+ * error.retryAfterMillis // 2000
+ * ```
+ *
+ * @since 0.1.0
+ * @category mapping
+ */
+export const fromAnswer = (
+  answer: Answer,
+  options: { readonly maxRetryAfterMillis?: number | undefined } = {},
+): SvirError.SvirError => {
+  const kind = kindOf(answer.status, answer.body)
+  const words = serverMessage(answer.body)
+  const retryAfter =
+    kind === "RateLimited" || kind === "Transport"
+      ? retryAfterMillis(answer.headers, options.maxRetryAfterMillis ?? defaultMaxRetryAfterMillis)
+      : undefined
+  const said =
+    words === undefined ? "" : `: ${words.length > 300 ? `${words.slice(0, 300)}…` : words}`
+  return SvirError.make(kind, `${describe[kind]} (HTTP ${answer.status})${said}`, {
+    status: answer.status,
+    serverMessage: words,
+    retryAfterMillis: retryAfter,
+  })
+}

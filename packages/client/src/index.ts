@@ -1,0 +1,11 @@
+/**
+ * A client of any OpenAI-compatible server: a core Request in, a Completion or a stream of Events
+ * out, every failure typed.
+ *
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Client from "./Client.js"
+/** @since 0.1.0 */
+export * as StatusError from "./StatusError.js"

@@ -1,0 +1,279 @@
+import { Codec, type Event, SvirError } from "@svir/core"
+import { Effect, Option, Redacted, Stream } from "effect"
+import {
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest,
+  type HttpClientResponse,
+} from "effect/http"
+import * as StatusError from "../StatusError.js"
+import type { Settings } from "./settings.js"
+
+/** The fields a strict server may refuse; the lean retry sends the request again without them. */
+export const optionalFields: ReadonlyArray<string> = [
+  "temperature",
+  "max_tokens",
+  "max_completion_tokens",
+  "reasoning_effort",
+  "response_format",
+  "stream_options",
+]
+
+const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The body without its optional fields, or `undefined` when it has none. */
+export const leanBody = (body: unknown): unknown => {
+  if (!isObject(body) || !optionalFields.some((field) => field in body)) return undefined
+  const lean: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(body)) {
+    if (!optionalFields.includes(key)) lean[key] = value
+  }
+  return lean
+}
+
+const timeoutError = (message: string): SvirError.SvirError => SvirError.make("Timeout", message)
+
+const seconds = (millis: number): string => `${millis / 1000}s`
+
+/** Why a request never got an answer, in words, from what fetch or the platform reported. */
+const describeCause = (cause: unknown): string => {
+  let current: unknown = cause
+  for (let depth = 0; depth < 4 && isObject(current); depth++) {
+    if (typeof current.code === "string") return current.code
+    current = current.cause
+  }
+  return cause instanceof Error ? cause.message : "the connection failed"
+}
+
+const transportError = (
+  error: HttpClientError.HttpClientError,
+  url: string,
+): SvirError.SvirError => {
+  const reason = error.reason
+  if (reason._tag === "InvalidUrlError") {
+    return SvirError.make("Config", `the URL ${url} is not valid`)
+  }
+  // The request is not kept as the cause: it carries the Authorization header.
+  const cause = "cause" in reason ? reason.cause : undefined
+  return SvirError.make("Transport", `could not reach ${url}: ${describeCause(cause)}`, { cause })
+}
+
+/** The text with the API key taken out, in case a server echoes it. */
+const scrub = (text: string | undefined, settings: Settings): string | undefined => {
+  if (text === undefined || settings.apiKey === undefined) return text
+  return text.replaceAll(Redacted.value(settings.apiKey), "[redacted]")
+}
+
+/**
+ * Reads at most `maxBytes` of a body, giving up after `deadlineMillis`: a server that sends the
+ * headers of an error and stalls its body must not hold the caller. Ending the read aborts the
+ * request.
+ */
+const readBounded = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number,
+  deadlineMillis: number,
+): Effect.Effect<string | undefined> => {
+  const parts: Array<Uint8Array> = []
+  let size = 0
+  return response.stream.pipe(
+    Stream.runForEachWhile((chunk) =>
+      Effect.sync(() => {
+        parts.push(chunk)
+        size += chunk.length
+        return size < maxBytes
+      }),
+    ),
+    Effect.timeoutOption(deadlineMillis),
+    Effect.map((read) =>
+      Option.isNone(read) ? undefined : new TextDecoder().decode(concat(parts)),
+    ),
+    Effect.catch(() => Effect.undefined),
+  )
+}
+
+const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))
+  let offset = 0
+  for (const part of parts) {
+    whole.set(part, offset)
+    offset += part.length
+  }
+  return whole
+}
+
+/** How much of an error body is read for the server's message. */
+const errorBodyBytes = 64 * 1024
+
+const failWithStatus = (
+  response: HttpClientResponse.HttpClientResponse,
+  settings: Settings,
+): Effect.Effect<never, SvirError.SvirError> =>
+  Effect.flatMap(readBounded(response, errorBodyBytes, settings.errorBodyMillis), (body) =>
+    Effect.fail(
+      StatusError.fromAnswer(
+        { status: response.status, headers: response.headers, body: scrub(body, settings) },
+        { maxRetryAfterMillis: settings.maxRetryAfterMillis },
+      ),
+    ),
+  )
+
+/**
+ * Sends one request and gives the response once its status is a success; any other status is
+ * the typed error of its kind.
+ */
+export const send = (
+  http: HttpClient.HttpClient,
+  settings: Settings,
+  request: {
+    readonly method: "GET" | "POST"
+    readonly url: string
+    readonly accept: string
+    readonly body?: unknown
+  },
+): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError> =>
+  Effect.gen(function* () {
+    let outgoing = HttpClientRequest.make(request.method)(request.url).pipe(
+      HttpClientRequest.setHeaders(settings.headers),
+      HttpClientRequest.setHeader("accept", request.accept),
+    )
+    if (settings.apiKey !== undefined) {
+      outgoing = HttpClientRequest.bearerToken(outgoing, settings.apiKey)
+    }
+    if (request.body !== undefined) {
+      const text = yield* Effect.try({
+        try: () => JSON.stringify(request.body),
+        catch: (cause) =>
+          SvirError.make("Unsupported", "the codec gave a body that is not JSON", { cause }),
+      })
+      outgoing = HttpClientRequest.bodyText(outgoing, text, "application/json")
+    }
+    const sent = http.execute(outgoing).pipe(
+      Effect.mapError((error) => transportError(error, request.url)),
+      // Trace headers would tell a third-party server about the caller's spans, and make a
+      // browser's preflight fail unless the server allows them.
+      Effect.provideService(HttpClient.TracerPropagationEnabled, false),
+    )
+    const response = yield* sent
+    if (response.status < 200 || response.status >= 300) {
+      return yield* failWithStatus(response, settings)
+    }
+    return response
+  })
+
+/** Reads a whole success body, bounded in size. */
+export const readWhole = (
+  response: HttpClientResponse.HttpClientResponse,
+  settings: Settings,
+): Effect.Effect<string, SvirError.SvirError> => {
+  const parts: Array<Uint8Array> = []
+  let size = 0
+  return response.stream.pipe(
+    Stream.mapError((error) =>
+      SvirError.make("Transport", "the connection broke while the answer was being read", {
+        cause: "cause" in error.reason ? error.reason.cause : undefined,
+      }),
+    ),
+    Stream.runForEach((chunk) => {
+      size += chunk.length
+      if (size > settings.maxResponseBytes) {
+        return Effect.fail(
+          SvirError.make(
+            "ResponseLimit",
+            `the answer is larger than ${settings.maxResponseBytes} bytes`,
+          ),
+        )
+      }
+      parts.push(chunk)
+      return Effect.void
+    }),
+    Effect.map(() => new TextDecoder().decode(concat(parts))),
+  )
+}
+
+/**
+ * Fails with a Timeout when the effect takes longer than `millis`; `what` says which limit, given
+ * it in words. Running out interrupts the effect, which aborts its request.
+ */
+export const within = <A>(
+  effect: Effect.Effect<A, SvirError.SvirError>,
+  millis: number | undefined,
+  what: (limit: string) => string,
+): Effect.Effect<A, SvirError.SvirError> =>
+  millis === undefined
+    ? effect
+    : Effect.timeoutOrElse(effect, {
+        duration: millis,
+        orElse: () => Effect.fail(timeoutError(what(seconds(millis)))),
+      })
+
+/** Fails, saying so, when a streamed request got a success that is not an event stream. */
+export const requireEventStream = (
+  response: HttpClientResponse.HttpClientResponse,
+  settings: Settings,
+): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError> => {
+  const type = response.headers["content-type"] ?? ""
+  if (type.toLowerCase().includes("text/event-stream")) return Effect.succeed(response)
+  return Effect.flatMap(readBounded(response, errorBodyBytes, settings.errorBodyMillis), (body) =>
+    Effect.fail(
+      SvirError.make(
+        "Unsupported",
+        `the server answered a streamed request with ${response.status} and content type ${JSON.stringify(type)}, not an event stream (text/event-stream)`,
+        {
+          status: response.status,
+          serverMessage: StatusError.serverMessage(scrub(body, settings)),
+        },
+      ),
+    ),
+  )
+}
+
+/**
+ * The events of a streamed answer, with the first token and idle deadlines. A connection that
+ * breaks mid-answer is a TruncatedStream: the answer has started and is never retried.
+ */
+export const events = (
+  response: HttpClientResponse.HttpClientResponse,
+  settings: Settings,
+): Stream.Stream<Event.Event, SvirError.SvirError> => {
+  const bytes = response.stream.pipe(
+    Stream.mapError((error) =>
+      SvirError.make(
+        "TruncatedStream",
+        "the connection broke while the answer was streaming; the answer is incomplete",
+        { cause: "cause" in error.reason ? error.reason.cause : undefined },
+      ),
+    ),
+  )
+  const { firstToken, idle } = settings.timeouts
+  const decoded = Codec.decodeStream(settings.codec, bytes)
+  if (firstToken === undefined && idle === undefined) return decoded
+  return Stream.transformPull(decoded, (pull) =>
+    Effect.sync(() => {
+      let first = true
+      return Effect.suspend(() => {
+        const limit = first ? firstToken : idle
+        const next =
+          limit === undefined
+            ? pull
+            : Effect.timeoutOrElse(pull, {
+                duration: limit,
+                orElse: () =>
+                  Effect.fail(
+                    timeoutError(
+                      first
+                        ? `no token arrived within ${seconds(limit)} of the answer's start (first token timeout)`
+                        : `no event arrived for ${seconds(limit)} (idle timeout)`,
+                    ),
+                  ),
+              })
+        return Effect.tap(next, () =>
+          Effect.sync(() => {
+            first = false
+          }),
+        )
+      })
+    }),
+  )
+}

@@ -1,0 +1,221 @@
+/**
+ * The `svir-conformance` command:
+ * `svir-conformance [--codec openai|./module.js] [--mode strict|lenient] PATH...` prints one line
+ * per failed check and a last line `N passed, M failed`.
+ *
+ * @since 0.1.0
+ */
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { parseArgs } from "node:util"
+import { Console, Data, Effect } from "effect"
+import type * as Case from "./Case.js"
+import * as Runner from "./Runner.js"
+
+/**
+ * The text of `--help`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const usage = `usage: svir-conformance [--codec openai|./module.js] [--mode strict|lenient] PATH...
+
+Runs the conformance cases in each PATH (a .json case file or a folder of them) against a codec,
+feeding every streamed case at 1-byte, 3-byte and whole-input chunks.
+
+  --codec openai       @svir/openai-codec (the default; install it next to this kit)
+  --codec ./codec.js   a module of yours that exports make(options) returning a Codec
+  --mode M             run only the expectations in mode M (both by default)
+
+Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error, a codec that
+cannot be loaded, or a missing or malformed case file.`
+
+/**
+ * Arguments that are not a command: an unknown option, a bad mode, no path.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/**
+ * A codec module that could not be loaded, or that has no `make` function.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class CodecLoadError extends Data.TaggedError("CodecLoadError")<{
+  readonly codec: string
+  readonly message: string
+}> {}
+
+/**
+ * The parsed command line.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Command {
+  readonly codec: string
+  readonly modes: ReadonlyArray<Case.Mode> | undefined
+  readonly paths: ReadonlyArray<string>
+  readonly help: boolean
+}
+
+const isMode = (mode: string): mode is Case.Mode => mode === "strict" || mode === "lenient"
+
+/**
+ * Reads the command line (without `node` and the script).
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (args: ReadonlyArray<string>): Effect.Effect<Command, UsageError> =>
+  Effect.suspend(() => {
+    let parsed: ReturnType<typeof parseCommandLine>
+    try {
+      parsed = parseCommandLine(args)
+    } catch (cause) {
+      return Effect.fail(
+        new UsageError({ message: cause instanceof Error ? cause.message : String(cause) }),
+      )
+    }
+    const { values, positionals } = parsed
+    const help = values.help === true
+    const mode = values.mode
+    if (mode !== undefined && !isMode(mode)) {
+      return Effect.fail(
+        new UsageError({ message: `--mode must be strict or lenient, not ${mode}` }),
+      )
+    }
+    if (positionals.length === 0 && !help) {
+      return Effect.fail(new UsageError({ message: "give at least one PATH of cases" }))
+    }
+    return Effect.succeed({
+      codec: values.codec ?? "openai",
+      modes: mode === undefined ? undefined : [mode],
+      paths: positionals,
+      help,
+    })
+  })
+
+const parseCommandLine = (args: ReadonlyArray<string>) =>
+  parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      codec: { type: "string" },
+      mode: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  })
+
+const openAiPackage = "@svir/openai-codec"
+
+const isMissing = (cause: unknown, specifier: string): boolean =>
+  (cause as { code?: unknown } | undefined)?.code === "ERR_MODULE_NOT_FOUND" &&
+  String((cause as { message?: unknown }).message).includes(specifier)
+
+const importModule = (codec: string, specifier: string, missing: string) =>
+  Effect.tryPromise({
+    try: (): Promise<unknown> => import(specifier),
+    catch: (cause) =>
+      new CodecLoadError({
+        codec,
+        message: isMissing(cause, specifier)
+          ? missing
+          : (cause as { code?: unknown } | undefined)?.code === "ERR_UNKNOWN_FILE_EXTENSION"
+            ? `cannot load ${specifier}: node runs JavaScript; build the codec, or start the command with a TypeScript loader (node --import tsx)`
+            : `cannot load ${specifier}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      }),
+  })
+
+const factoryIn = (value: unknown): unknown => (value as { make?: unknown } | undefined)?.make
+
+/**
+ * A module's `make`: its own export, its default export's, or that of the one namespace it
+ * exports with a `make` (a barrel such as `export * as MyCodec from "./MyCodec.js"`). Several
+ * such namespaces give a string saying which, to name in the error.
+ */
+const factoryOf = (module: unknown): unknown => {
+  const own = factoryIn(module) ?? factoryIn((module as { default?: unknown }).default)
+  if (own !== undefined) return own
+  const namespaces = Object.entries(module as object).filter(
+    ([, value]) => typeof factoryIn(value) === "function",
+  )
+  const [only] = namespaces
+  if (namespaces.length === 1 && only !== undefined) return factoryIn(only[1])
+  return namespaces.length === 0
+    ? undefined
+    : `several exports have one (${namespaces.map(([name]) => name).join(", ")}); export make itself`
+}
+
+/**
+ * Loads the codec factory named on the command line: `openai` imports `@svir/openai-codec`; any
+ * other value is the path of a module (from `cwd`) that exports `make(options)`.
+ *
+ * @since 0.1.0
+ * @category loading
+ */
+export const loadCodec = (
+  codec: string,
+  cwd: string = process.cwd(),
+): Effect.Effect<Runner.MakeCodec, CodecLoadError> =>
+  Effect.suspend(() => {
+    const openAi = codec === "openai"
+    const path = resolve(cwd, codec)
+    if (!openAi && !existsSync(path)) {
+      return Effect.fail(new CodecLoadError({ codec, message: `no codec module at ${path}` }))
+    }
+    const specifier = openAi ? openAiPackage : pathToFileURL(path).href
+    const missing = `--codec openai needs ${openAiPackage}, which is not installed: install it, or pass --codec ./your-codec.js`
+    return Effect.flatMap(importModule(codec, specifier, missing), (module) => {
+      const make = openAi
+        ? factoryIn((module as { OpenAiCodec?: unknown }).OpenAiCodec)
+        : factoryOf(module)
+      return typeof make === "function"
+        ? Effect.succeed(make as Runner.MakeCodec)
+        : Effect.fail(
+            new CodecLoadError({
+              codec,
+              message: `${specifier} exports no ${openAi ? "OpenAiCodec.make" : "make"} function${typeof make === "string" ? `: ${make}` : ""}`,
+            }),
+          )
+    })
+  })
+
+/**
+ * Runs the command: prints one line per failed check and the counts, and gives the exit status
+ * (0 all passed, 1 a check failed, 2 a usage error, a codec not loaded, or a case file missing
+ * or malformed, with its message on standard error).
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const main = (args: ReadonlyArray<string>): Effect.Effect<number> =>
+  Effect.gen(function* () {
+    const command = yield* parse(args)
+    if (command.help) {
+      yield* Console.log(usage)
+      return 0
+    }
+    const makeCodec = yield* loadCodec(command.codec)
+    const report = yield* Runner.run(makeCodec, command.paths, { modes: command.modes })
+    if (report.results.length === 0) {
+      yield* Console.error(`no case has an expectation in ${command.modes?.join(", ")} mode`)
+      return 2
+    }
+    for (const result of report.results) {
+      if (!result.passed) yield* Console.log(Runner.formatFailure(result))
+    }
+    yield* Console.log(Runner.formatCounts(report))
+    return report.failed === 0 ? 0 : 1
+  }).pipe(
+    Effect.catchTags({
+      UsageError: (error) => Effect.as(Console.error(`${error.message}\n\n${usage}`), 2),
+      CodecLoadError: (error) => Effect.as(Console.error(error.message), 2),
+      CaseError: (error) => Effect.as(Console.error(`${error.source}: ${error.message}`), 2),
+    }),
+  )

@@ -1,0 +1,2 @@
+/** The toy codecs as a package barrel would export them: `--codec` finds the one `make`. */
+export * as ToyCodec from "./ToyCodec.js"

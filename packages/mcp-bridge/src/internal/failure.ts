@@ -1,0 +1,58 @@
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { SvirError } from "@svir/core"
+
+/** Whether the SDK rejected because the connection closed under the request. */
+export const isConnectionClosed = (error: unknown): boolean =>
+  error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+
+/** Whether the SDK gave up waiting for an answer. */
+export const isTimeout = (error: unknown): boolean =>
+  error instanceof McpError && error.code === ErrorCode.RequestTimeout
+
+interface SchemaIssue {
+  readonly path?: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/** The SDK rejects an answer that does not fit the protocol with its schema library's error. */
+const isSchemaMismatch = (error: unknown): boolean =>
+  error instanceof Error && Array.isArray((error as { readonly issues?: unknown }).issues)
+
+/** A rejection of the SDK in words, whatever was thrown. */
+export const describe = (error: unknown): string => {
+  if (isSchemaMismatch(error)) {
+    const issues = (error as { readonly issues: ReadonlyArray<SchemaIssue> }).issues
+    const listed = issues.map(
+      (issue) => `${(issue.path ?? []).map(String).join(".")}: ${issue.message}`,
+    )
+    return `the answer does not fit the MCP protocol (${listed.join("; ")})`
+  }
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ""
+    return `${error.message}${cause}`
+  }
+  return String(error)
+}
+
+/**
+ * A rejection of the SDK as a typed error: a timeout, a closed connection or an HTTP failure
+ * (by its status), an error answer of the server, or an answer that does not fit the protocol.
+ */
+export const toSvirError = (doing: string, error: unknown): SvirError.SvirError => {
+  const message = `${doing} failed: ${describe(error)}`
+  if (isTimeout(error)) return SvirError.make("Timeout", message, { cause: error })
+  if (isConnectionClosed(error)) return SvirError.make("Transport", message, { cause: error })
+  if (error instanceof McpError) {
+    return SvirError.make("Server", message, { serverMessage: error.message, cause: error })
+  }
+  if (error instanceof StreamableHTTPError) {
+    const status = error.code
+    const kind = status === 401 || status === 403 ? "Authentication" : "Transport"
+    return SvirError.make(kind, message, { status, cause: error })
+  }
+  if (isSchemaMismatch(error)) {
+    return SvirError.make("Protocol", message, { cause: error })
+  }
+  return SvirError.make("Transport", message, { cause: error })
+}

@@ -1,0 +1,55 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import { SvirError } from "@svir/core"
+import { Effect } from "effect"
+import { toSvirError } from "./failure.js"
+
+/** The bounds of one listing. */
+export interface Bounds {
+  readonly maxPages: number
+  readonly maxTools: number
+  readonly timeoutMillis: number
+}
+
+/**
+ * Every tool of the server, page after page. A cursor seen before means the pages would never
+ * end; more pages or tools than the bounds allow is a ResponseLimit error.
+ */
+export const listAll = (
+  client: Client,
+  bounds: Bounds,
+): Effect.Effect<ReadonlyArray<McpTool>, SvirError.SvirError> =>
+  Effect.gen(function* () {
+    const tools: Array<McpTool> = []
+    const seenCursors = new Set<string>()
+    let cursor: string | undefined
+    for (let page = 1; ; page++) {
+      if (page > bounds.maxPages) {
+        return yield* SvirError.make(
+          "ResponseLimit",
+          `listing tools stopped after ${bounds.maxPages} pages: the server has more`,
+        )
+      }
+      const params = cursor === undefined ? undefined : { cursor }
+      const answer = yield* Effect.tryPromise({
+        try: (signal) => client.listTools(params, { signal, timeout: bounds.timeoutMillis }),
+        catch: (error) => toSvirError(`listing tools (page ${page})`, error),
+      })
+      tools.push(...answer.tools)
+      if (tools.length > bounds.maxTools) {
+        return yield* SvirError.make(
+          "ResponseLimit",
+          `listing tools stopped at ${tools.length} tools: more than the limit of ${bounds.maxTools}`,
+        )
+      }
+      if (answer.nextCursor === undefined) return tools
+      if (seenCursors.has(answer.nextCursor)) {
+        return yield* SvirError.make(
+          "Protocol",
+          `listing tools: the server gave the cursor ${JSON.stringify(answer.nextCursor)} again on page ${page}, so its pages would never end`,
+        )
+      }
+      seenCursors.add(answer.nextCursor)
+      cursor = answer.nextCursor
+    }
+  })
