@@ -1,0 +1,166 @@
+/**
+ * Permissions: a policy, provided as a service, that decides whether a tool is offered and whether
+ * a call of it may run, and may ask someone first.
+ *
+ * @since 0.1.0
+ */
+import { type Tool, type ToolCall, ToolResult } from "@svir/core"
+import { Context, Effect, Layer } from "effect"
+import { type Entry, toEffect } from "./internal/entry.js"
+import { fromEntries } from "./internal/registry.js"
+import type * as Tools from "./Tools.js"
+
+/**
+ * Whether a call may run. A denied call gets the failed result `permission denied: REASON`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Decision =
+  | { readonly _tag: "Allow" }
+  | { readonly _tag: "Deny"; readonly reason: string }
+
+/**
+ * The call may run.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const allow: Decision = { _tag: "Allow" }
+
+/**
+ * The call may not run, for the reason given (the model reads it).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const deny = (reason: string): Decision => ({ _tag: "Deny", reason })
+
+/**
+ * The policy a guarded registry asks: `visible` decides whether a tool is offered to the model
+ * (a hidden tool is answered as if it did not exist), `decide` whether a call may run.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Policy extends Context.Service<
+  Policy,
+  {
+    readonly visible: (tool: Tool.Tool) => Effect.Effect<boolean>
+    readonly decide: (tool: Tool.Tool, call: ToolCall.ToolCall) => Effect.Effect<Decision>
+  }
+>()("@svir/registry/Permission/Policy") {}
+
+/**
+ * Whom a policy asks when a call needs a person's yes: a prompt in a terminal, a button in a UI.
+ * Answers `true` to let the call run.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Confirm extends Context.Service<
+  Confirm,
+  {
+    readonly ask: (question: string, call: ToolCall.ToolCall) => Effect.Effect<boolean>
+  }
+>()("@svir/registry/Permission/Confirm") {}
+
+/**
+ * Asks {@link Confirm} and allows the call on yes; on no, denies it saying what was asked. For
+ * use in a policy's `decide`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const confirm = (
+  question: string,
+  call: ToolCall.ToolCall,
+): Effect.Effect<Decision, never, Confirm> =>
+  Effect.flatMap(Effect.service(Confirm), (confirmer) =>
+    Effect.map(confirmer.ask(question, call), (yes) =>
+      yes ? allow : deny(`not confirmed: ${question}`),
+    ),
+  )
+
+/**
+ * The rules of a policy. Each may answer at once or through an Effect that uses services (such as
+ * {@link Confirm}); a rule left out allows everything.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Rules<R> {
+  readonly visible?: ((tool: Tool.Tool) => boolean | Effect.Effect<boolean, never, R>) | undefined
+  readonly decide?:
+    | ((tool: Tool.Tool, call: ToolCall.ToolCall) => Decision | Effect.Effect<Decision, never, R>)
+    | undefined
+}
+
+/**
+ * A {@link Policy} from rules. The services the rules use are taken when the layer is built.
+ *
+ * @example
+ * ```ts
+ * import { Permission } from "@svir/registry"
+ *
+ * const policy = Permission.layer({
+ *   visible: (tool) => tool.name !== "admin",
+ *   decide: (tool, call) =>
+ *     tool.name === "delete_file"
+ *       ? Permission.confirm(`delete with ${call.arguments}?`, call)
+ *       : Permission.allow,
+ * })
+ * // Layer<Policy, never, Confirm>
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <R = never>(rules: Rules<R>): Layer.Layer<Policy, never, R> =>
+  Layer.effect(
+    Policy,
+    Effect.map(Effect.context<R>(), (context) => {
+      const lift = <A>(answer: A | Effect.Effect<A, never, R>): Effect.Effect<A> =>
+        Effect.isEffect(answer)
+          ? Effect.provideContext(answer as Effect.Effect<A, never, R>, context)
+          : Effect.succeed(answer)
+      return Policy.of({
+        visible: (tool) =>
+          rules.visible === undefined ? Effect.succeed(true) : lift(rules.visible(tool)),
+        decide: (tool, call) =>
+          rules.decide === undefined ? Effect.succeed(allow) : lift(rules.decide(tool, call)),
+      })
+    }),
+  )
+
+/**
+ * Guards every tool of a registry with the {@link Policy}: hidden tools are not offered and are
+ * answered as unknown, denied calls get `permission denied: ...` and never reach the handler. The
+ * registry then needs a `Policy`: calling it without one does not compile. Guard a registry once
+ * it has all its tools; tools added after are not guarded.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const guard = <R>(tools: Tools.Tools<R>): Tools.Tools<R | Policy> => {
+  const entries = new Map<string, Entry<R | Policy>>()
+  for (const [name, entry] of tools.entries) {
+    const visible = Effect.flatMap(Effect.service(Policy), (policy) => policy.visible(entry.tool))
+    entries.set(name, {
+      tool: entry.tool,
+      visible:
+        entry.visible === undefined
+          ? visible
+          : Effect.flatMap(entry.visible, (shown) => (shown ? visible : Effect.succeed(false))),
+      answer: (call) =>
+        Effect.flatMap(Effect.service(Policy), (policy) =>
+          Effect.flatMap(policy.decide(entry.tool, call), (decision) =>
+            decision._tag === "Allow"
+              ? toEffect(entry.answer(call))
+              : Effect.succeed(ToolResult.error(call.id, `permission denied: ${decision.reason}`)),
+          ),
+        ),
+    })
+  }
+  return fromEntries(entries)
+}

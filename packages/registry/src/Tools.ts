@@ -1,0 +1,418 @@
+/**
+ * A registry of tools and their handlers: a {@link Toolbox.Toolbox} you build by chaining.
+ *
+ * @since 0.1.0
+ */
+import { Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { Data, Duration, Effect, Option, type Pipeable } from "effect"
+import { dual } from "effect/Function"
+import * as Arguments from "./Arguments.js"
+import * as Entry from "./internal/entry.js"
+import { answerOf, fromEntries, isTools as isToolsValue, type TypeId } from "./internal/registry.js"
+
+/**
+ * A registry of tools: what each is for, the JSON Schema of its arguments, and the handler that
+ * answers its calls. `R` is the services the handlers need; it cannot answer a call until the
+ * caller provides them. Immutable: every function here returns a new registry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tools<R = never> extends Toolbox.Toolbox<R>, Pipeable.Pipeable {
+  readonly [TypeId]: typeof TypeId
+  /** The tools by name, in the order their names were first added. */
+  readonly entries: ReadonlyMap<string, Entry.Entry<R>>
+}
+
+/**
+ * What a handler may give back. A string is the text the model reads; a number, boolean, `null`,
+ * object or array is written as JSON. A handler may give it at once, as a Promise, or as an
+ * Effect; an Effect that fails gives a failed result whose content is the error's message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Output = Entry.Output
+
+/**
+ * A handler: the decoded arguments and the call they came with, to an {@link Output}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler<A, E = never, R = never> = Entry.Handler<A, E, R>
+
+/**
+ * Whether a value is a {@link Tools} registry.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isTools: (u: unknown) => u is Tools<unknown> = isToolsValue
+
+/**
+ * The registry with no tools, where every chain starts.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: Tools<never> = fromEntries(new Map())
+
+const withEntry = <R, R2>(self: Tools<R>, entry: Entry.Entry<R2>): Tools<R | R2> => {
+  const entries = new Map<string, Entry.Entry<R | R2>>(self.entries)
+  entries.set(entry.tool.name, entry)
+  return fromEntries(entries)
+}
+
+/**
+ * Adds a tool whose arguments are described by a schema: an Effect Schema, or a Standard Schema
+ * that also gives JSON Schema (any zod 4 schema). The JSON Schema the model sees and the decoding
+ * of the arguments come from that one schema. Arguments that do not fit never reach the handler:
+ * the model gets `invalid arguments: ...`, naming each field. A name already registered is
+ * replaced.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Tools } from "@svir/registry"
+ *
+ * const Convert = Schema.Struct({
+ *   amount: Schema.Finite.annotate({ description: "The amount to convert." }),
+ *   from: Schema.String.annotate({ description: "The currency to convert from." }),
+ *   to: Schema.String.annotate({ description: "The currency to convert to." }),
+ * })
+ *
+ * const tools = Tools.empty.pipe(
+ *   Tools.add("convert", "Convert an amount between currencies.", Convert, (args) =>
+ *     `${args.amount} ${args.from} is about ${args.amount} ${args.to}`,
+ *   ),
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const add: {
+  <S extends Arguments.ArgumentsSchema, E = never, R2 = never>(
+    name: string,
+    description: string,
+    schema: S,
+    handler: Handler<Arguments.Type<S>, E, R2>,
+  ): <R>(self: Tools<R>) => Tools<R | R2 | Arguments.Services<S>>
+  <R, S extends Arguments.ArgumentsSchema, E = never, R2 = never>(
+    self: Tools<R>,
+    name: string,
+    description: string,
+    schema: S,
+    handler: Handler<Arguments.Type<S>, E, R2>,
+  ): Tools<R | R2 | Arguments.Services<S>>
+} = dual(
+  5,
+  <R, S extends Arguments.ArgumentsSchema, E, R2>(
+    self: Tools<R>,
+    name: string,
+    description: string,
+    schema: S,
+    handler: Handler<Arguments.Type<S>, E, R2>,
+  ): Tools<R | R2 | Arguments.Services<S>> => {
+    const decoder = Entry.decoderOf(schema)
+    const tool = Tool.make(name, description, decoder.jsonSchema)
+    return withEntry(self, Entry.make(tool, decoder, handler))
+  },
+)
+
+/**
+ * Adds a tool described by hand (svir's `add_tool`). With a handler alone, the handler receives
+ * the arguments as the JSON value the model wrote (`{}` when it wrote nothing), and checks them
+ * itself. With a schema too, the arguments are decoded with it first, while the model still sees
+ * the tool's own JSON Schema. A tool that takes no arguments needs no schema. A name already
+ * registered is replaced.
+ *
+ * @example
+ * ```ts
+ * import { Tool } from "@svir/core"
+ * import { Schema } from "effect"
+ * import { Tools } from "@svir/registry"
+ *
+ * const lookup = Tool.make("lookup", "Find an order by its number.", {
+ *   type: "object",
+ *   properties: { id: { type: "integer", description: "The order number" } },
+ *   required: ["id"],
+ * })
+ * const now = Tool.make("now", "The current time, UTC.")
+ *
+ * const tools = Tools.empty.pipe(
+ *   Tools.addTool(lookup, Schema.Struct({ id: Schema.Int }), (args) => `order ${args.id} is shipped`),
+ *   Tools.addTool(now, () => "2026-01-01T00:00:00Z"),
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const addTool: {
+  <E = never, R2 = never>(
+    tool: Tool.Tool,
+    handler: Handler<unknown, E, R2>,
+  ): <R>(self: Tools<R>) => Tools<R | R2>
+  <S extends Arguments.ArgumentsSchema, E = never, R2 = never>(
+    tool: Tool.Tool,
+    schema: S,
+    handler: Handler<Arguments.Type<S>, E, R2>,
+  ): <R>(self: Tools<R>) => Tools<R | R2 | Arguments.Services<S>>
+  <R, E = never, R2 = never>(
+    self: Tools<R>,
+    tool: Tool.Tool,
+    handler: Handler<unknown, E, R2>,
+  ): Tools<R | R2>
+  <R, S extends Arguments.ArgumentsSchema, E = never, R2 = never>(
+    self: Tools<R>,
+    tool: Tool.Tool,
+    schema: S,
+    handler: Handler<Arguments.Type<S>, E, R2>,
+  ): Tools<R | R2 | Arguments.Services<S>>
+} = dual(
+  (args) => isToolsValue(args[0]),
+  (
+    self: Tools<unknown>,
+    tool: Tool.Tool,
+    schemaOrHandler: Arguments.ArgumentsSchema | Handler<unknown, unknown, unknown>,
+    handler?: Handler<unknown, unknown, unknown>,
+  ): Tools<unknown> =>
+    handler === undefined
+      ? withEntry(
+          self,
+          Entry.make(tool, Entry.rawJson, schemaOrHandler as Handler<unknown, unknown, unknown>),
+        )
+      : withEntry(
+          self,
+          Entry.make(
+            tool,
+            Entry.decoderOf(schemaOrHandler as Arguments.ArgumentsSchema, tool.inputSchema),
+            handler,
+          ),
+        ),
+)
+
+/**
+ * Two registries that offer the same tool name: where one registry or toolset meets another,
+ * a clash is a mistake to fix, not a tool to replace silently.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ToolClash extends Data.TaggedError("ToolClash")<{
+  readonly names: ReadonlyArray<string>
+  readonly message: string
+}> {}
+
+/**
+ * One registry with the tools of both. Fails with {@link ToolClash}, naming every clashing tool,
+ * when both offer a name.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Tools } from "@svir/registry"
+ *
+ * declare const files: Tools.Tools
+ * declare const notes: Tools.Tools
+ * const both = Tools.merge(files, notes) // Effect<Tools, ToolClash>
+ * ```
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const merge: {
+  <R2>(that: Tools<R2>): <R>(self: Tools<R>) => Effect.Effect<Tools<R | R2>, ToolClash>
+  <R, R2>(self: Tools<R>, that: Tools<R2>): Effect.Effect<Tools<R | R2>, ToolClash>
+} = dual(2, <R, R2>(self: Tools<R>, that: Tools<R2>): Effect.Effect<Tools<R | R2>, ToolClash> => {
+  const names = [...that.entries.keys()].filter((name) => self.entries.has(name))
+  if (names.length > 0) {
+    return Effect.fail(
+      new ToolClash({
+        names,
+        message: `both registries offer ${names.length === 1 ? "a tool" : "tools"} named ${names.join(", ")}`,
+      }),
+    )
+  }
+  return Effect.succeed(
+    fromEntries(new Map<string, Entry.Entry<R | R2>>([...self.entries, ...that.entries])),
+  )
+})
+
+/**
+ * The names of the tools registered, whether offered now or not.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const names = <R>(self: Tools<R>): ReadonlyArray<string> => [...self.entries.keys()]
+
+/**
+ * The tools to offer the model now (a permission policy may hide some). With `strict`, each
+ * schema is in the form OpenAI's `strict: true` requires (see {@link Arguments.strict}).
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const definitions = <R>(
+  self: Tools<R>,
+  options: { readonly strict?: boolean | undefined } = {},
+): Effect.Effect<ReadonlyArray<Tool.Tool>, never, R> =>
+  options.strict === true
+    ? Effect.map(self.tools, (tools) =>
+        tools.map((tool) => ({ ...tool, inputSchema: Arguments.strict(tool.inputSchema) })),
+      )
+    : self.tools
+
+/**
+ * Bounds on answering calls.
+ *
+ * - `timeout`: a call that takes longer is stopped and gets a failed result that says so.
+ * - `maxOutput`: content longer than this many characters is cut, and the cut is marked at the
+ *   end so the model knows it did not see everything.
+ * - `concurrency` (for {@link callAll}): how many calls run at once; results keep the order of
+ *   the calls. One at a time by default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  readonly timeout?: Duration.Input | undefined
+  readonly maxOutput?: number | undefined
+  readonly concurrency?: number | undefined
+}
+
+const truncated = (result: ToolResult.ToolResult, maxOutput: number): ToolResult.ToolResult => {
+  const limit = Math.max(0, Math.floor(maxOutput))
+  if (result.content.length <= limit) return result
+  const marker = `\n[output truncated: ${limit} of ${result.content.length} characters shown]`
+  return { ...result, content: `${result.content.slice(0, limit)}${marker}` }
+}
+
+const unexpectedly = <R>(self: Tools<R>, call: ToolCall.ToolCall, defect: unknown) =>
+  Toolbox.callSafely({ tools: self.tools, call: () => Effect.die(defect) }, call)
+
+/** The answer to a call, at once when the handler gives it at once; never throws or fails. */
+const answerSafely = <R>(self: Tools<R>, call: ToolCall.ToolCall): Entry.Answer<R> => {
+  let answer: Entry.Answer<R>
+  try {
+    answer = answerOf(self, call)
+  } catch (defect) {
+    return unexpectedly(self, call, defect)
+  }
+  if (!Effect.isEffect(answer)) return answer
+  const later = answer
+  return Toolbox.callSafely({ tools: self.tools, call: () => later }, call)
+}
+
+const answerWithin = <R>(
+  self: Tools<R>,
+  call: ToolCall.ToolCall,
+  options: CallOptions,
+): Entry.Answer<R> => {
+  const answer = answerSafely(self, call)
+  const maxOutput = options.maxOutput
+  // An answer given at once cannot be stopped by a timer, so only the Effect is timed.
+  if (!Effect.isEffect(answer))
+    return maxOutput === undefined ? answer : truncated(answer, maxOutput)
+  const timeout =
+    options.timeout === undefined
+      ? undefined
+      : Option.getOrUndefined(Duration.fromInput(options.timeout))
+  const timed =
+    timeout === undefined
+      ? answer
+      : Effect.map(Effect.timeoutOption(answer, timeout), (result) =>
+          Option.getOrElse(result, () =>
+            ToolResult.error(
+              call.id,
+              `tool ${call.name} did not answer within ${Duration.format(timeout)} and was stopped`,
+            ),
+          ),
+        )
+  return maxOutput === undefined
+    ? timed
+    : Effect.map(timed, (result) => truncated(result, maxOutput))
+}
+
+const inOrder = <R>(
+  self: Tools<R>,
+  calls: ReadonlyArray<ToolCall.ToolCall>,
+  options: CallOptions,
+): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> =>
+  Effect.suspend(() => {
+    const results: Array<ToolResult.ToolResult> = []
+    const from = (start: number): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> => {
+      for (let i = start; i < calls.length; i++) {
+        const answer = answerWithin(self, calls[i]!, options)
+        if (Effect.isEffect(answer)) {
+          return Effect.flatMap(answer, (result) => {
+            results.push(result)
+            return from(i + 1)
+          })
+        }
+        results.push(answer)
+      }
+      return Effect.succeed(results)
+    }
+    return from(0)
+  })
+
+/**
+ * Answers one call. Never fails: an unknown name, arguments that do not fit, a handler that
+ * fails, throws, dies or is interrupted, each gives a failed result for the model to read (an
+ * unexpected defect is also logged).
+ *
+ * @example
+ * ```ts
+ * import { ToolCall } from "@svir/core"
+ * import { Tools } from "@svir/registry"
+ *
+ * declare const tools: Tools.Tools
+ * const result = Tools.call(tools, ToolCall.make("call_1", "lookup", '{"id": 42}'))
+ * // Effect<ToolResult>
+ * ```
+ *
+ * @since 0.1.0
+ * @category answering
+ */
+export const call = <R>(
+  self: Tools<R>,
+  call: ToolCall.ToolCall,
+  options: CallOptions = {},
+): Effect.Effect<ToolResult.ToolResult, never, R> =>
+  Effect.suspend(() => Entry.toEffect(answerWithin(self, call, options)))
+
+/**
+ * Answers every call, in the order of the calls: one at a time, or up to `concurrency` at once.
+ * Every call gets exactly one result with its id.
+ *
+ * @example
+ * ```ts
+ * import { Tools } from "@svir/registry"
+ * import type { ToolCall } from "@svir/core"
+ *
+ * declare const tools: Tools.Tools
+ * declare const calls: ReadonlyArray<ToolCall.ToolCall>
+ * const results = Tools.callAll(tools, calls, { concurrency: 4, timeout: "10 seconds" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category answering
+ */
+export const callAll = <R>(
+  self: Tools<R>,
+  calls: Iterable<ToolCall.ToolCall>,
+  options: CallOptions = {},
+): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> => {
+  const concurrency = options.concurrency ?? 1
+  if (concurrency === 1) return inOrder(self, Array.from(calls), options)
+  // Calls that run at once go through core's `Toolbox.callAll`, which keeps the calls' order.
+  const within: Toolbox.Toolbox<R> = {
+    tools: self.tools,
+    call: (call) => Entry.toEffect(answerWithin(self, call, options)),
+  }
+  return Toolbox.callAll(within, calls, { concurrency })
+}

@@ -1,0 +1,313 @@
+import { type Tool, ToolCall, ToolResult } from "@svir/core"
+import { Effect, Exit, Result, Schema, type SchemaAST, SchemaIssue } from "effect"
+import * as Arguments from "../Arguments.js"
+import { nullsAsAbsent } from "./jsonSchema.js"
+
+/**
+ * What a handler may give back: text, a JSON value, or either one later (a Promise) or through an
+ * Effect.
+ */
+export type Output = string | number | boolean | null | object
+
+/** The outcome of decoding: done at once, or an Effect when decoding has to wait. */
+export type Decoded<A, R> =
+  | { readonly _tag: "Valid"; readonly value: A }
+  | { readonly _tag: "Invalid"; readonly error: ToolCall.ArgumentsError }
+  | Effect.Effect<A, ToolCall.ArgumentsError, R>
+
+export interface Decoder<A, R> {
+  readonly jsonSchema: Tool.JsonSchema
+  readonly decode: (json: unknown) => Decoded<A, R>
+}
+
+/**
+ * An answer given at once, or an Effect that gives it. Handlers that answer synchronously (most of
+ * them) never enter the Effect runtime: that is what keeps a registry call near a direct call.
+ */
+export type Answer<R> = ToolResult.ToolResult | Effect.Effect<ToolResult.ToolResult, never, R>
+
+/** One registered tool: its description and how a call of it is answered. */
+export interface Entry<R> {
+  readonly tool: Tool.Tool
+  readonly answer: (call: ToolCall.ToolCall) => Answer<R>
+  /** Whether the tool is offered now; absent when it always is. */
+  readonly visible?: Effect.Effect<boolean, never, R> | undefined
+}
+
+const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
+
+const leafTags = new Set(["String", "Number", "Boolean", "Literal", "Null", "Undefined", "Enum"])
+
+const isPlainValue = (ast: SchemaAST.AST): boolean => {
+  if (ast.encoding !== undefined) return false
+  if (leafTags.has(ast._tag)) return true
+  if (ast._tag === "Union") return ast.types.every(isPlainValue)
+  if (ast._tag === "Arrays") return ast.elements.every(isPlainValue) && ast.rest.every(isPlainValue)
+  return false
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const typeCheck = (ast: SchemaAST.AST): ((value: unknown) => boolean) | undefined => {
+  switch (ast._tag) {
+    case "String":
+      return (value) => typeof value === "string"
+    case "Number":
+      return (value) => typeof value === "number"
+    case "Boolean":
+      return (value) => typeof value === "boolean"
+    case "Null":
+      return (value) => value === null
+    case "Literal": {
+      const literal = ast.literal
+      return (value) => value === literal
+    }
+    default:
+      return undefined
+  }
+}
+
+const filtersOf = (
+  checks: ReadonlyArray<SchemaAST.Check<unknown>>,
+): Array<SchemaAST.Filter<unknown>> | undefined => {
+  const filters: Array<SchemaAST.Filter<unknown>> = []
+  for (const check of checks) {
+    if (check._tag === "Filter") filters.push(check)
+    else {
+      const inner = filtersOf(check.checks)
+      if (inner === undefined) return undefined
+      filters.push(...inner)
+    }
+  }
+  return filters
+}
+
+const checkOptions: SchemaAST.ParseOptions = { errors: "first" }
+
+/**
+ * A check of one field's JSON value: a plain type and its filters (`Int`, `minLength`, ...) run
+ * directly, anything else through `Schema.is`.
+ */
+const fieldCheck = (ast: SchemaAST.AST): ((value: unknown) => boolean) => {
+  const type = typeCheck(ast)
+  const filters = ast.checks === undefined ? [] : filtersOf(ast.checks)
+  if (type === undefined || filters === undefined) return Schema.is(Schema.make<Schema.Top>(ast))
+  if (filters.length === 0) return type
+  return (value) => {
+    if (!type(value)) return false
+    for (const filter of filters)
+      if (filter.run(value, ast, checkOptions) !== undefined) return false
+    return true
+  }
+}
+
+/**
+ * For a struct whose fields are JSON values as they are (no transformation, no default, no
+ * nested object), a check of a parsed JSON value that passes exactly when decoding would give that
+ * same value; `undefined` for any other schema. It costs about what checks written by hand cost,
+ * a few times less than decoding; a value that fails it is decoded, for the full report.
+ */
+const plainStructCheck = (ast: SchemaAST.AST): ((json: unknown) => boolean) | undefined => {
+  if (ast._tag !== "Objects" || ast.encoding !== undefined || ast.checks !== undefined) {
+    return undefined
+  }
+  if (ast.indexSignatures.length > 0) return undefined
+  const fields: Array<readonly [string, boolean, (value: unknown) => boolean]> = []
+  for (const property of ast.propertySignatures) {
+    if (typeof property.name !== "string" || !isPlainValue(property.type)) return undefined
+    const optional = property.type.context?.isOptional === true
+    fields.push([property.name, optional, fieldCheck(property.type)])
+  }
+  const known = new Set(fields.map(([name]) => name))
+  return (json) => {
+    if (!isObject(json)) return false
+    for (const [name, optional, check] of fields) {
+      const value = json[name]
+      // JSON has no `undefined`: a field that reads as undefined is a field left out.
+      if (value === undefined ? !optional : !check(value)) return false
+    }
+    for (const key in json) if (!known.has(key)) return false
+    return true
+  }
+}
+
+const fromSchema = <S extends Schema.Top>(
+  schema: S,
+  jsonSchema: Tool.JsonSchema,
+): Decoder<S["Type"], S["DecodingServices"]> => {
+  const codec = Schema.toCodecJson(schema) as unknown as Schema.Decoder<
+    S["Type"],
+    S["DecodingServices"]
+  >
+  const decodeNow = Schema.decodeUnknownExit(codec as Schema.Decoder<S["Type"]>, decodeOptions)
+  const decodeLater = Schema.decodeUnknownEffect(codec, decodeOptions)
+  const invalid = (error: Schema.SchemaError) =>
+    ToolCall.standardArgumentsError(formatIssue(error.issue).issues)
+  const fits = plainStructCheck(schema.ast)
+  return {
+    jsonSchema,
+    decode: (json) => {
+      if (fits?.(json)) return { _tag: "Valid", value: json }
+      let exit: Exit.Exit<S["Type"], Schema.SchemaError>
+      try {
+        exit = decodeNow(json)
+      } catch {
+        return Effect.mapError(decodeLater(json), invalid)
+      }
+      if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+      const error = exit.cause.reasons[0]
+      if (exit.cause.reasons.length === 1 && error?._tag === "Fail") {
+        return { _tag: "Invalid", error: invalid(error.error) }
+      }
+      // A schema that needs services or waits cannot decode at once: decode it as an Effect.
+      return Effect.mapError(decodeLater(json), invalid)
+    },
+  }
+}
+
+const fromStandard = <A>(
+  schema: Arguments.StandardArguments<A>,
+  jsonSchema: Tool.JsonSchema,
+): Decoder<A, never> => ({
+  jsonSchema,
+  decode: (json) => {
+    const result = schema["~standard"].validate(json)
+    if (!(result instanceof Promise)) {
+      return result.issues === undefined
+        ? { _tag: "Valid", value: result.value }
+        : { _tag: "Invalid", error: ToolCall.standardArgumentsError(result.issues) }
+    }
+    return Effect.flatMap(
+      Effect.promise(() => result),
+      (done) =>
+        done.issues === undefined
+          ? Effect.succeed(done.value)
+          : Effect.fail(ToolCall.standardArgumentsError(done.issues)),
+    )
+  },
+})
+
+export const decoderOf = <S extends Arguments.ArgumentsSchema>(
+  schema: S,
+  jsonSchema?: Tool.JsonSchema,
+): Decoder<Arguments.Type<S>, Arguments.Services<S>> =>
+  (Schema.isSchema(schema)
+    ? fromSchema(schema, jsonSchema ?? Arguments.jsonSchema(schema))
+    : fromStandard(
+        schema as Arguments.StandardArguments<unknown>,
+        jsonSchema ?? Arguments.standardJsonSchema(schema as Arguments.StandardArguments<unknown>),
+      )) as Decoder<Arguments.Type<S>, Arguments.Services<S>>
+
+export const rawJson: Decoder<unknown, never> = {
+  jsonSchema: {},
+  decode: (json) => ({ _tag: "Valid", value: json }),
+}
+
+/** The text of an error a handler failed with, for the model to read. */
+export const messageOf = (error: unknown): string => {
+  if (typeof error === "string") return error
+  if (typeof error === "object" && error !== null) {
+    if ("message" in error && typeof error.message === "string" && error.message !== "") {
+      return error.message
+    }
+    if ("_tag" in error && typeof error._tag === "string") return error._tag
+  }
+  try {
+    return JSON.stringify(error) ?? String(error)
+  } catch {
+    return String(error)
+  }
+}
+
+const written = (call: ToolCall.ToolCall, value: unknown): ToolResult.ToolResult => {
+  if (typeof value === "string") return ToolResult.make(call.id, value)
+  if (value === undefined) return ToolResult.make(call.id, "")
+  try {
+    const text = JSON.stringify(value)
+    if (typeof text === "string") return ToolResult.make(call.id, text)
+  } catch {
+    // A value JSON cannot hold (a bigint, a cycle): the model gets the message below.
+  }
+  return ToolResult.error(
+    call.id,
+    `tool ${call.name} returned a value that cannot be written as JSON`,
+  )
+}
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
+
+export type Handler<A, E, R> = (
+  args: A,
+  call: ToolCall.ToolCall,
+) => Output | PromiseLike<Output> | Effect.Effect<Output, E, R>
+
+const answer = <A, E, R>(
+  handler: Handler<A, E, R>,
+  args: A,
+  call: ToolCall.ToolCall,
+): Answer<R> => {
+  let output: ReturnType<Handler<A, E, R>>
+  try {
+    output = handler(args, call)
+  } catch (defect) {
+    return Effect.die(defect)
+  }
+  if (Effect.isEffect(output)) {
+    return Effect.match(output as Effect.Effect<Output, E, R>, {
+      onFailure: (error) => ToolResult.error(call.id, messageOf(error)),
+      onSuccess: (value) => written(call, value),
+    })
+  }
+  if (isPromiseLike(output)) {
+    const pending = output
+    return Effect.map(
+      Effect.promise(() => pending),
+      (value) => written(call, value),
+    )
+  }
+  return written(call, output)
+}
+
+const invalidArguments = (call: ToolCall.ToolCall, error: ToolCall.ArgumentsError) =>
+  ToolResult.error(call.id, `invalid arguments: ${error.message}`)
+
+/** Makes the entry of a tool whose arguments the decoder reads before the handler sees them. */
+export const make = <A, R, E, R2>(
+  tool: Tool.Tool,
+  decoder: Decoder<A, R>,
+  handler: Handler<A, E, R2>,
+): Entry<R | R2> => {
+  const clean = nullsAsAbsent(decoder.jsonSchema)
+  return {
+    tool,
+    answer: (call) => {
+      let json: unknown
+      try {
+        json = JSON.parse(call.arguments)
+      } catch {
+        // Blank text reads as `{}`; anything else gets core's message saying where it broke.
+        const read = ToolCall.readJson(call.arguments)
+        if (Result.isFailure(read)) return invalidArguments(call, read.failure)
+        json = read.success
+      }
+      const decoded = decoder.decode(clean === undefined ? json : clean(json))
+      if (Effect.isEffect(decoded)) {
+        return Effect.matchEffect(decoded, {
+          onFailure: (error) => Effect.succeed(invalidArguments(call, error)),
+          onSuccess: (args) => toEffect(answer(handler, args, call)),
+        })
+      }
+      return decoded._tag === "Valid"
+        ? answer(handler, decoded.value, call)
+        : invalidArguments(call, decoded.error)
+    },
+  }
+}
+
+/** An answer as an Effect. */
+export const toEffect = <R>(answer: Answer<R>): Effect.Effect<ToolResult.ToolResult, never, R> =>
+  Effect.isEffect(answer) ? answer : Effect.succeed(answer)

@@ -1,0 +1,65 @@
+import { type Tool, type ToolCall, ToolResult } from "@svir/core"
+import { Effect, Pipeable } from "effect"
+import type { Tools } from "../Tools.js"
+import { type Answer, type Entry, toEffect } from "./entry.js"
+
+export const TypeId = "~@svir/registry/Tools" as const
+
+/** Where a registry keeps its synchronous-when-possible answer function. */
+export const AnswerId: unique symbol = Symbol.for("@svir/registry/Tools/answer")
+
+/** Answers a call at once when its handler can, or gives an Effect. May throw on a defect. */
+export const answerOf = <R>(tools: Tools<R>, call: ToolCall.ToolCall): Answer<R> =>
+  (tools as unknown as { readonly [AnswerId]: (call: ToolCall.ToolCall) => Answer<R> })[AnswerId](
+    call,
+  )
+
+const Proto = {
+  [TypeId]: TypeId,
+  pipe() {
+    // biome-ignore lint/complexity/noArguments: the pipe protocol passes its functions this way
+    return Pipeable.pipeArguments(this, arguments)
+  },
+}
+
+export const isTools = (u: unknown): u is Tools<unknown> =>
+  typeof u === "object" && u !== null && TypeId in u
+
+const visibleTools = <R>(
+  entries: ReadonlyArray<Entry<R>>,
+): Effect.Effect<ReadonlyArray<Tool.Tool>, never, R> =>
+  Effect.map(
+    Effect.forEach(entries, (entry) =>
+      entry.visible === undefined ? Effect.succeed(true) : entry.visible,
+    ),
+    (shown) => entries.filter((_, i) => shown[i]).map((entry) => entry.tool),
+  )
+
+/** A registry over its entries, in the order they were first added. */
+export const fromEntries = <R>(entries: ReadonlyMap<string, Entry<R>>): Tools<R> => {
+  const list = [...entries.values()]
+  const guarded = list.some((entry) => entry.visible !== undefined)
+  const tools = guarded ? visibleTools(list) : Effect.succeed(list.map((entry) => entry.tool))
+  const unknown = (call: ToolCall.ToolCall) =>
+    Effect.map(tools, (offered) =>
+      ToolResult.unknownTool(
+        call.id,
+        call.name,
+        offered.map((tool) => tool.name),
+      ),
+    )
+  const names = guarded ? undefined : list.map((entry) => entry.tool.name)
+  const answer = (call: ToolCall.ToolCall): Answer<R> => {
+    const entry = entries.get(call.name)
+    if (entry === undefined) {
+      return names === undefined ? unknown(call) : ToolResult.unknownTool(call.id, call.name, names)
+    }
+    if (entry.visible === undefined) return entry.answer(call)
+    return Effect.flatMap(entry.visible, (shown) =>
+      shown ? toEffect(entry.answer(call)) : unknown(call),
+    )
+  }
+  // `Effect.suspend` turns a throw (a schema library's validator can throw) into a defect.
+  const call = (call: ToolCall.ToolCall) => Effect.suspend(() => toEffect(answer(call)))
+  return Object.assign(Object.create(Proto), { entries, tools, call, [AnswerId]: answer })
+}
