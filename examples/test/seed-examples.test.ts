@@ -1,6 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Completion, Toolbox, ToolCall, ToolResult } from "@svir/core"
+import { Client } from "@svir/client"
+import { Completion, Request, Toolbox, ToolCall, ToolResult } from "@svir/core"
+import { Answer, ScriptedServer } from "@svir/testing"
 import { Effect } from "effect"
+import { FetchHttpClient } from "effect/http"
+import * as Reason from "../src/reason.js"
 import * as ToolChoiceExample from "../src/tool-choice.js"
 import * as Notes from "../src/toolbox-of-your-own.js"
 import * as ByHand from "../src/without-a-registry.js"
@@ -71,6 +75,32 @@ describe("without a registry", () => {
       assert.include(broken.content, "not valid JSON: the text ends")
       const empty = yield* ByHand.answer(ToolCall.make("c4", "lookup", ""))
       assert.strictEqual(empty.content, "invalid arguments: id: Missing key")
+    }),
+  )
+})
+
+describe("the reason extension", () => {
+  it.live("sends a request that offers tools, and refuses one without, before sending", () =>
+    Effect.gen(function* () {
+      const server = yield* ScriptedServer.start([
+        Answer.toolCalls([{ name: "list_files", arguments: { path: "." } }]),
+      ])
+      const client = yield* Client.make({ baseUrl: server.url }).pipe(
+        Effect.provide(FetchHttpClient.layer),
+      )
+      const response = yield* Reason.singleShot(client)
+      assert.deepStrictEqual(
+        response.calls.map((call) => [call.name, call.arguments]),
+        [["list_files", '{"path":"."}']],
+      )
+      const offered = (server.bodies[0] as { readonly tools: ReadonlyArray<unknown> }).tools
+      assert.strictEqual(offered.length, 1)
+
+      const refused = yield* Effect.flip(
+        Reason.reason(client, Request.make("m").pipe(Request.user("Hi"))),
+      )
+      assert.strictEqual(refused.kind, "Unsupported")
+      assert.strictEqual(server.requests.length, 1)
     }),
   )
 })
