@@ -41,7 +41,11 @@ describe("README snippets", () => {
       const results = yield* minute.results
       assert.deepStrictEqual(results, [
         { callId: "call_1", content: "10 results for effect", isError: false },
-        { callId: "call_2", content: "invalid arguments: query: Expected string", isError: true },
+        {
+          callId: "call_2",
+          content: "invalid arguments: query: Expected string, got 42",
+          isError: true,
+        },
         {
           callId: "call_3",
           content: "no tool named serach; the tools are: search",
@@ -73,7 +77,7 @@ describe("README snippets", () => {
       assert.deepStrictEqual(results, [
         [false, "order 42 is shipped"],
         [false, "2026-01-01T00:00:00Z"],
-        [true, "invalid arguments: id: Expected number"],
+        [true, 'invalid arguments: id: Expected number, got "42"'],
       ])
     }),
   )

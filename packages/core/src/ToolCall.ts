@@ -162,7 +162,7 @@ export const parse = <S extends Schema.Decoder<unknown, unknown>>(
   schema: S,
 ): Effect.Effect<S["Type"], ArgumentsError, S["DecodingServices"]> =>
   Effect.flatMap(parseJson(call), (json) =>
-    Schema.decodeUnknownEffect(schema)(json, { errors: "all" }).pipe(
+    Schema.decodeUnknownEffect(schema)(json, { errors: "all", reportInput: true }).pipe(
       Effect.mapError((error) => standardArgumentsError(formatIssue(error.issue).issues)),
     ),
   )

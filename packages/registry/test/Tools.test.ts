@@ -176,7 +176,7 @@ describe("validation", () => {
       assert.isTrue(result.isError)
       assert.strictEqual(
         result.content,
-        "invalid arguments: extra: Expected no excess property; city: Expected string; nights: Expected number",
+        'invalid arguments: extra: Unexpected key with value true; city: Expected string, got 3; nights: Expected number, got "two"',
       )
     }),
   )
@@ -786,7 +786,7 @@ describe("schemas that decode later", () => {
       ]).pipe(Effect.provideService(Rates, Rates.of({ euro: 0.5 })))
       assert.deepStrictEqual(content(results), [
         ["1", false, "5"],
-        ["2", true, "invalid arguments: dollars: Expected number"],
+        ["2", true, 'invalid arguments: dollars: Expected number, got "ten"'],
       ])
     }),
   )

@@ -66,7 +66,7 @@ describe("Toolset", () => {
       const bad = yield* Tools.call(tools, ToolCall.make("1", "note", '{"text": 1}'))
       assert.deepStrictEqual(
         [bad.isError, bad.content],
-        [true, "invalid arguments: text: Expected string"],
+        [true, "invalid arguments: text: Expected string, got 1"],
       )
     }),
   )

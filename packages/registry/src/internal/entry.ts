@@ -36,7 +36,7 @@ export interface Entry<R> {
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const decodeOptions = { errors: "all", onExcessProperty: "error" } as const
+const decodeOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
 
 const leafTags = new Set(["String", "Number", "Boolean", "Literal", "Null", "Undefined", "Enum"])
 
