@@ -1,0 +1,185 @@
+/**
+ * The Chat Completions codec: writes a request as the JSON body of `POST /chat/completions` and
+ * reads the answer, whole or streamed. No I/O: any transport (fetch, undici, a proxy, a test)
+ * sends the body and hands the bytes back.
+ *
+ * @since 0.1.0
+ */
+import type { Codec, Completion, Event, Request } from "@svir/core"
+import { Codec as CoreCodec, Request as CoreRequest, SvirError } from "@svir/core"
+import { Effect, type Stream } from "effect"
+import * as Encoder from "./internal/encode.js"
+import * as DecoderOptions from "./internal/options.js"
+import { decodeResponse as decodeBody } from "./internal/response.js"
+import { StreamDecoder } from "./internal/streamDecoder.js"
+import type * as RequestBody from "./RequestBody.js"
+
+/**
+ * Options of the codec. Every one has a default.
+ *
+ * - `mode`: `"strict"` (the default) fails on any wire shape that is not Chat Completions;
+ *   `"lenient"` carries on where it safely can (invalid UTF-8 becomes U+FFFD, arguments sent as a
+ *   JSON object are read, unknown shapes and finish reasons are skipped or read as `stop`).
+ * - `maxBytes`: the most bytes of one streamed answer (default 64 MiB).
+ * - `maxEventBytes`: the most bytes of one Server-Sent Event (default 4 MiB).
+ * - `maxCalls`: the most calls in one answer (default 128).
+ * - `makeCallId`: makes the id of a call the server sent without one (default: 9 random letters
+ *   and digits, the form Mistral templates require).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  readonly mode?: "strict" | "lenient" | undefined
+  readonly maxBytes?: number | undefined
+  readonly maxEventBytes?: number | undefined
+  readonly maxCalls?: number | undefined
+  readonly makeCallId?: (() => string) | undefined
+}
+
+/**
+ * The codec's name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const name = "openai-chat"
+
+/**
+ * The endpoint below the base URL.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const path = "/chat/completions"
+
+/**
+ * What a failed tool result's content is prefixed with: Chat Completions has no field that marks
+ * a failed call. Added by the encoder only (DECISIONS.md D4).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const errorPrefix: string = Encoder.errorPrefix
+
+/**
+ * What a tool result with empty or blank content is sent as (DECISIONS.md D5).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const emptyResultContent: string = Encoder.emptyResultContent
+
+/**
+ * Writes a request as the JSON body of `POST /chat/completions`, after `Request.validate`. Fails
+ * with an Unsupported error, before anything is sent, for what the wire cannot carry: `Required`
+ * without tools, a named tool that is not offered, an image in a tool result, a binary file that
+ * is not an image, a call without its result.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Request } from "@svir/core"
+ * import { OpenAiCodec } from "@svir/openai-codec"
+ *
+ * const request = Request.make("gpt-4o-mini").pipe(Request.user("Hi"))
+ * const body = Effect.runSync(OpenAiCodec.encode(request, { stream: true }))
+ * // { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }], stream: true, ... }
+ * ```
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encode = (
+  request: Request.Request,
+  options: { readonly stream: boolean } = { stream: false },
+): Effect.Effect<RequestBody.RequestBody, SvirError.SvirError> =>
+  Effect.flatMap(CoreRequest.validate(request), (valid) => {
+    const body = Encoder.encodeBody(valid, options.stream)
+    return body instanceof SvirError.SvirError ? Effect.fail(body) : Effect.succeed(body)
+  })
+
+/**
+ * Reads a whole (non-streamed) response body into a Completion. An error body (`{"error": ...}`,
+ * `{"detail": ...}`) gives a Server, ContextOverflow or ContentFilter error with the server's
+ * words.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeResponse = (
+  body: string,
+  options?: Options,
+): Effect.Effect<Completion.Completion, SvirError.SvirError> =>
+  Effect.suspend(() => {
+    const completion = decodeBody(body, DecoderOptions.resolve(options))
+    return completion instanceof SvirError.SvirError
+      ? Effect.fail(completion)
+      : Effect.succeed(completion)
+  })
+
+/**
+ * A fresh synchronous decoder for one streamed answer: `push(bytes)` gives the events those bytes
+ * complete, `finish()` ends the input. The outcome never depends on how the bytes were chunked;
+ * calls are released only in the last event, `Completed`, after the finish reason and `[DONE]`.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiCodec } from "@svir/openai-codec"
+ *
+ * const decoder = OpenAiCodec.decoder()
+ * const bytes = new TextEncoder().encode(
+ *   'data: {"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+ * )
+ * const step = decoder.push(bytes) // events: TextDelta "Hi", then Completed
+ * ```
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decoder = (options?: Options): Codec.StreamDecoder =>
+  new StreamDecoder(DecoderOptions.resolve(options))
+
+/**
+ * The codec, for any transport that takes a core `Codec`.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiCodec } from "@svir/openai-codec"
+ *
+ * const codec = OpenAiCodec.make({ mode: "lenient", maxCalls: 16 })
+ * codec.path // "/chat/completions"
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Codec.Codec => ({
+  name,
+  path,
+  encode,
+  decodeResponse: (body) => decodeResponse(body, options),
+  decoder: () => decoder(options),
+})
+
+/**
+ * Decodes a stream of response bytes into events. The stream ends after `Completed` without
+ * reading further bytes; an error comes after every event decoded before it.
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { OpenAiCodec } from "@svir/openai-codec"
+ *
+ * declare const body: Stream.Stream<Uint8Array>
+ * const events = OpenAiCodec.decodeStream(body) // Stream<Event, SvirError>
+ * ```
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeStream = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  options?: Options,
+): Stream.Stream<Event.Event, E | SvirError.SvirError, R> =>
+  CoreCodec.decodeStream(make(options), bytes)

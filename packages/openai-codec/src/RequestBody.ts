@@ -1,0 +1,179 @@
+/**
+ * The JSON body of a Chat Completions request, as the encoder writes it. A test checks that it
+ * satisfies the official `openai` package's `ChatCompletionCreateParams`.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * A text content part.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TextContentPart {
+  type: "text"
+  text: string
+}
+
+/**
+ * An image content part: an `https:` URL or a `data:` URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ImageContentPart {
+  type: "image_url"
+  image_url: { url: string }
+}
+
+/**
+ * The system prompt.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SystemMessage {
+  role: "system"
+  content: string
+}
+
+/**
+ * A user turn: plain text, or parts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface UserMessage {
+  role: "user"
+  content: string | Array<TextContentPart | ImageContentPart>
+}
+
+/**
+ * A call as sent back in history. `arguments` is never empty (see DECISIONS.md D3).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolCallParam {
+  id: string
+  type: "function"
+  function: { name: string; arguments: string }
+}
+
+/**
+ * An assistant turn: its text (`""` when it had none, D2) and every call it made.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface AssistantMessage {
+  role: "assistant"
+  content: string
+  tool_calls?: Array<ToolCallParam>
+}
+
+/**
+ * The result of one call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolMessage {
+  role: "tool"
+  tool_call_id: string
+  content: string | Array<TextContentPart>
+}
+
+/**
+ * A message of the body.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+
+/**
+ * A tool offered to the model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FunctionTool {
+  type: "function"
+  function: { name: string; description?: string; parameters: { [key: string]: unknown } }
+}
+
+/**
+ * The tool choice as sent: `"none"`, `"required"` or a named function.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolChoiceParam = "none" | "required" | { type: "function"; function: { name: string } }
+
+/**
+ * The response format as sent.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ResponseFormatParam =
+  | { type: "text" }
+  | { type: "json_object" }
+  | {
+      type: "json_schema"
+      json_schema: {
+        name: string
+        schema: { [key: string]: unknown }
+        description?: string
+        strict?: boolean
+      }
+    }
+
+/**
+ * The fields every body has, streamed or not. Optional fields are present only when the request
+ * sets them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Fields {
+  model: string
+  messages: Array<ChatMessage>
+  max_tokens?: number
+  temperature?: number
+  reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high"
+  tools?: Array<FunctionTool>
+  tool_choice?: ToolChoiceParam
+  response_format?: ResponseFormatParam
+}
+
+/**
+ * The body of a streamed request: it asks for the usage in the last chunk.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Streaming extends Fields {
+  stream: true
+  stream_options: { include_usage: boolean }
+}
+
+/**
+ * The body of a request answered whole.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface NonStreaming extends Fields {
+  stream?: never
+}
+
+/**
+ * The body of a Chat Completions request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type RequestBody = Streaming | NonStreaming

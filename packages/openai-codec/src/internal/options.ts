@@ -1,0 +1,36 @@
+import type * as OpenAiCodec from "../OpenAiCodec.js"
+
+/** The decoder's options with every default filled in. */
+export interface Resolved {
+  readonly lenient: boolean
+  readonly maxBytes: number
+  readonly maxEventBytes: number
+  readonly maxCalls: number
+  readonly makeCallId: () => string
+}
+
+export const defaultMaxBytes = 64 * 1024 * 1024
+export const defaultMaxEventBytes = 4 * 1024 * 1024
+export const defaultMaxCalls = 128
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+/**
+ * D11: a generated call id is 9 random letters and digits, the only form Mistral-family templates
+ * accept, and unique with overwhelming odds across turns too.
+ */
+export const randomCallId = (): string => {
+  const bytes = new Uint8Array(9)
+  globalThis.crypto.getRandomValues(bytes)
+  let id = ""
+  for (const byte of bytes) id += idAlphabet[byte % idAlphabet.length]
+  return id
+}
+
+export const resolve = (options: OpenAiCodec.Options | undefined): Resolved => ({
+  lenient: options?.mode === "lenient",
+  maxBytes: options?.maxBytes ?? defaultMaxBytes,
+  maxEventBytes: options?.maxEventBytes ?? defaultMaxEventBytes,
+  maxCalls: options?.maxCalls ?? defaultMaxCalls,
+  makeCallId: options?.makeCallId ?? randomCallId,
+})

@@ -1,0 +1,136 @@
+import type { Completion, ToolCall } from "@svir/core"
+import { SvirError } from "@svir/core"
+import {
+  isFiltered,
+  isObject,
+  promptFiltered,
+  readArguments,
+  readFinish,
+  readUsage,
+  settle,
+} from "./answer.js"
+import type * as Options from "./options.js"
+import * as ServerError from "./serverError.js"
+
+const protocol = (what: string): SvirError.SvirError =>
+  SvirError.make("Protocol", `the server sent ${what}, which is not Chat Completions`)
+
+/** Reads a whole (non-streamed) response body. */
+export const decodeResponse = (
+  text: string,
+  options: Options.Resolved,
+): Completion.Completion | SvirError.SvirError => {
+  // A string has at most as many UTF-16 units as its UTF-8 bytes, so this never refuses too early.
+  if (text.length > options.maxBytes) {
+    return SvirError.make(
+      "ResponseLimit",
+      `the response is longer than ${options.maxBytes} bytes (the maxBytes option)`,
+    )
+  }
+  let body: unknown
+  try {
+    // A byte order mark some servers put first is not JSON; it is dropped.
+    body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  } catch {
+    return SvirError.make("Protocol", `the response is not JSON: ${text.slice(0, 200)}`)
+  }
+  if (!isObject(body)) return protocol("a response that is not a JSON object")
+  if (ServerError.isErrorBody(body)) return ServerError.fromBody(body)
+  const promptWasFiltered = promptFiltered(body.prompt_filter_results)
+  const choices = body.choices
+  if (!Array.isArray(choices)) return protocol("a response with no choices")
+  if (choices.length > 1 && !options.lenient) {
+    return SvirError.make(
+      "Unsupported",
+      `the server sent ${choices.length} choices; only one choice (n = 1) is supported`,
+    )
+  }
+  const choice: unknown = choices[0]
+  const usage = body.usage === undefined || body.usage === null ? undefined : readUsage(body.usage)
+  const id = typeof body.id === "string" && body.id !== "" ? body.id : undefined
+  const model = typeof body.model === "string" && body.model !== "" ? body.model : undefined
+  if (choice === undefined) {
+    if (!promptWasFiltered) return protocol("a response with no choices")
+    return settle({
+      id,
+      model,
+      text: "",
+      reasoning: "",
+      refusal: "",
+      calls: [],
+      finish: "content_filter",
+      filtered: true,
+      usage,
+    })
+  }
+  if (!isObject(choice) || !isObject(choice.message)) return protocol("a choice with no message")
+  const message = choice.message
+  const content = readText(message.content, options)
+  if (content instanceof SvirError.SvirError) return content
+  const reasoningContent = readText(message.reasoning_content, options)
+  if (reasoningContent instanceof SvirError.SvirError) return reasoningContent
+  const reasoning =
+    reasoningContent !== "" ? reasoningContent : readText(message.reasoning, options)
+  if (reasoning instanceof SvirError.SvirError) return reasoning
+  const refusal = readText(message.refusal, options)
+  if (refusal instanceof SvirError.SvirError) return refusal
+  const calls = readCalls(message.tool_calls, options)
+  if (calls instanceof SvirError.SvirError) return calls
+  const finishReason = choice.finish_reason
+  let finish = typeof finishReason === "string" ? readFinish(finishReason) : undefined
+  if (finish === undefined) {
+    if (!options.lenient) {
+      return SvirError.make(
+        "Protocol",
+        `the response has the finish reason ${JSON.stringify(finishReason ?? null)}, which is not one of Chat Completions'`,
+      )
+    }
+    finish = "stop"
+  }
+  return settle({
+    id,
+    model,
+    text: content,
+    reasoning,
+    refusal,
+    calls,
+    finish,
+    filtered: promptWasFiltered || isFiltered(choice.content_filter_results),
+    usage,
+  })
+}
+
+const readText = (value: unknown, options: Options.Resolved): string | SvirError.SvirError => {
+  if (typeof value === "string") return value
+  if (value === undefined || value === null) return ""
+  return options.lenient ? "" : protocol("a text field that is not a string")
+}
+
+const readCalls = (
+  value: unknown,
+  options: Options.Resolved,
+): Array<ToolCall.ToolCall> | SvirError.SvirError => {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value)) return protocol("tool_calls that are not an array")
+  if (value.length > options.maxCalls) {
+    return SvirError.make(
+      "ResponseLimit",
+      `the answer makes more than ${options.maxCalls} calls (the maxCalls option)`,
+    )
+  }
+  const calls: Array<ToolCall.ToolCall> = []
+  const ids = new Set<string>()
+  for (const item of value) {
+    if (!isObject(item) || !isObject(item.function)) return protocol("a tool call with no function")
+    const fn = item.function
+    const name = typeof fn.name === "string" ? fn.name : ""
+    const args = readArguments(fn.arguments, options.lenient)
+    if (args instanceof SvirError.SvirError) return args
+    let id = typeof item.id === "string" && item.id !== "" ? item.id : ""
+    // D11: a call with no id gets one, unlike every other id of the answer.
+    while (id === "" || (item.id !== id && ids.has(id))) id = options.makeCallId()
+    ids.add(id)
+    calls.push({ id, name, arguments: args })
+  }
+  return calls
+}

@@ -1,0 +1,326 @@
+import type { Codec } from "@svir/core"
+import { Event, SvirError } from "@svir/core"
+import { Answer } from "./answer.js"
+import type * as Options from "./options.js"
+import * as ServerError from "./serverError.js"
+
+const LF = 10
+const CR = 13
+const COLON = 58
+const SPACE = 32
+const BOM = 0xfeff
+
+// Shared by every decoder: without `stream: true` a TextDecoder keeps no state between calls.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const lenientUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })
+
+const noBytes = new Uint8Array(0)
+
+const nothing: Codec.DecodeStep = Object.freeze({ events: Object.freeze([]), error: undefined })
+
+/**
+ * The synchronous decoder of one streamed answer: Server-Sent Events framing over bytes, then
+ * Chat Completions chunks. Lines are found by scanning bytes for LF; the bytes of a line that a
+ * chunk cuts are kept in one growing buffer, so the cost is linear whatever the chunking. Text is
+ * decoded from UTF-8 only in whole lines (a character never spans an LF byte), with one shared
+ * TextDecoder, so a character split across chunks is never a problem.
+ */
+export class StreamDecoder implements Codec.StreamDecoder {
+  private readonly answer: Answer
+  private readonly utf8: TextDecoder
+  private ended = false
+  private total = 0
+  private firstLine = true
+  /** The bytes of a line not yet ended by LF. */
+  private partial = noBytes
+  private partialLength = 0
+  /** The bytes of the event being read so far, for the maxEventBytes limit. */
+  private eventBytes = 0
+  private data: string | undefined
+  private moreData: Array<string> | undefined
+  private eventName: string | undefined
+  private events: Array<Event.Event> = []
+  private error: SvirError.SvirError | undefined
+
+  constructor(private readonly options: Options.Resolved) {
+    this.answer = new Answer(options)
+    this.utf8 = options.lenient ? lenientUtf8 : strictUtf8
+  }
+
+  readonly push = (bytes: Uint8Array): Codec.DecodeStep => {
+    if (this.ended) return nothing
+    let input = bytes
+    const room = this.options.maxBytes - this.total
+    const overLimit = input.length > room
+    if (overLimit) input = input.subarray(0, room)
+    this.total += input.length
+    this.scan(input)
+    if (overLimit && !this.ended) {
+      this.fail(
+        SvirError.make(
+          "ResponseLimit",
+          `the answer is longer than ${this.options.maxBytes} bytes (the maxBytes option)`,
+        ),
+      )
+    }
+    return this.step()
+  }
+
+  readonly finish = (): Codec.DecodeStep => {
+    if (this.ended) return nothing
+    // D10: an event the input ends inside is dropped (SSE), except a last `data: [DONE]` line.
+    if (this.partialLength > 0 && this.data === undefined && this.isDoneLine()) {
+      this.completeAnswer()
+    } else {
+      // D1: calls are released only from a complete answer.
+      this.fail(
+        SvirError.make(
+          "TruncatedStream",
+          this.answer.finished
+            ? "the stream ended after the finish reason but before [DONE]"
+            : "the stream ended before the answer's finish reason",
+        ),
+      )
+    }
+    return this.step()
+  }
+
+  readonly done = (): boolean => this.ended
+
+  private step(): Codec.DecodeStep {
+    if (this.events.length === 0 && this.error === undefined) return nothing
+    const step = { events: this.events, error: this.error }
+    this.events = []
+    this.error = undefined
+    return step
+  }
+
+  private fail(error: SvirError.SvirError): void {
+    this.error = error
+    this.ended = true
+  }
+
+  private scan(input: Uint8Array): void {
+    const length = input.length
+    let start = 0
+    if (this.partialLength > 0) {
+      const lf = input.indexOf(LF)
+      if (lf === -1) {
+        this.keep(input, 0, length)
+        return
+      }
+      this.keep(input, 0, lf)
+      if (this.ended) return
+      const partialLength = this.partialLength
+      this.partialLength = 0
+      this.byteLine(this.partial, 0, partialLength)
+      if (this.ended) return
+      start = lf + 1
+    }
+    const last = input.lastIndexOf(LF)
+    if (last >= start) {
+      this.lines(input, start, last)
+      if (this.ended) return
+      start = last + 1
+    }
+    if (start < length) this.keep(input, start, length)
+  }
+
+  /**
+   * Whole lines, from `start` to the LF at `last`. They are decoded in one call; when every
+   * character took one byte (ASCII, or lenient U+FFFD for single bad bytes), string offsets are
+   * byte offsets and the lines are cut from the string. Otherwise each line is decoded alone, so
+   * an invalid byte fails only its own line, after the events before it.
+   */
+  private lines(input: Uint8Array, start: number, last: number): void {
+    let text: string | undefined
+    try {
+      text = this.utf8.decode(input.subarray(start, last + 1))
+    } catch {
+      text = undefined
+    }
+    if (text !== undefined && text.length === last + 1 - start) {
+      let from = 0
+      while (from < text.length) {
+        const lf = text.indexOf("\n", from)
+        this.line(text, from, lf, lf - from + 1)
+        if (this.ended) return
+        from = lf + 1
+      }
+      return
+    }
+    let from = start
+    while (from <= last) {
+      const lf = input.indexOf(LF, from)
+      this.byteLine(input, from, lf)
+      if (this.ended) return
+      from = lf + 1
+    }
+  }
+
+  /** Keeps the start of a line the chunk cut, growing the buffer by doubling. */
+  private keep(input: Uint8Array, start: number, end: number): void {
+    const needed = this.partialLength + (end - start)
+    if (needed > this.partial.length) {
+      let size = Math.max(256, this.partial.length * 2)
+      while (size < needed) size *= 2
+      const grown = new Uint8Array(size)
+      grown.set(this.partial.subarray(0, this.partialLength))
+      this.partial = grown
+    }
+    this.partial.set(input.subarray(start, end), this.partialLength)
+    this.partialLength = needed
+    if (this.eventBytes + needed > this.options.maxEventBytes) this.eventTooLarge()
+  }
+
+  private eventTooLarge(): void {
+    this.fail(
+      SvirError.make(
+        "ResponseLimit",
+        `an event of the stream is longer than ${this.options.maxEventBytes} bytes (the maxEventBytes option)`,
+      ),
+    )
+  }
+
+  /** One line of bytes, without its LF. A comment is never decoded: its bytes can be anything. */
+  private byteLine(buffer: Uint8Array, start: number, end: number): void {
+    const bytes = end - start + 1
+    if (end > start && buffer[start] === COLON) {
+      this.line(":", 0, 1, bytes)
+      return
+    }
+    try {
+      const text = this.utf8.decode(buffer.subarray(start, end))
+      this.line(text, 0, text.length, bytes)
+    } catch {
+      this.fail(SvirError.make("Protocol", "the stream is not valid UTF-8 (lenient mode reads it)"))
+    }
+  }
+
+  /** One line, `text` from `start` to `end` (its LF left out); `bytes` is its length on the wire. */
+  private line(text: string, start: number, end: number, bytes: number): void {
+    this.eventBytes += bytes
+    if (end > start && text.charCodeAt(end - 1) === CR) end--
+    if (this.firstLine) {
+      this.firstLine = false
+      if (end > start && text.charCodeAt(start) === BOM) start++
+    }
+    if (this.eventBytes > this.options.maxEventBytes) {
+      this.eventTooLarge()
+      return
+    }
+    if (end === start) {
+      this.dispatch()
+      return
+    }
+    const first = text.charCodeAt(start)
+    if (first === COLON) return
+    if (first === 100 && text.startsWith("data:", start)) {
+      let value = start + 5
+      if (value < end && text.charCodeAt(value) === SPACE) value++
+      this.dataLine(text, value, end)
+      return
+    }
+    let colon = text.indexOf(":", start)
+    if (colon === -1 || colon > end) colon = end
+    // Only `data` and `event` are read; longer names cannot be either.
+    if (colon - start > 5) return
+    let value = colon + 1
+    if (value < end && text.charCodeAt(value) === SPACE) value++
+    value = Math.min(value, end)
+    const field = text.slice(start, colon)
+    if (field === "data") this.dataLine(text, value, end)
+    else if (field === "event") this.eventName = text.slice(value, end)
+    // `id`, `retry` and unknown fields are ignored, as SSE says.
+  }
+
+  private dataLine(text: string, start: number, end: number): void {
+    if (this.data === undefined && end - start === 6 && text.startsWith("[DONE]", start)) {
+      this.completeAnswer()
+      return
+    }
+    const value = text.slice(start, end)
+    if (this.data === undefined) this.data = value
+    else if (this.moreData === undefined) this.moreData = [value]
+    else this.moreData.push(value)
+  }
+
+  private isDoneLine(): boolean {
+    const buffer = this.partial
+    let end = this.partialLength
+    if (buffer[end - 1] === CR) end--
+    if (end < 5 || buffer[0] !== 100 || buffer[4] !== COLON) return false
+    let value = 5
+    if (buffer[value] === SPACE) value++
+    return buffer[1] === 97 && buffer[2] === 116 && buffer[3] === 97 && isDone(buffer, value, end)
+  }
+
+  /** D10: `data: [DONE]` ends the answer at the end of its line; nothing after it is read. */
+  private completeAnswer(): void {
+    const completion = this.answer.complete()
+    if (completion instanceof SvirError.SvirError) {
+      this.fail(completion)
+      return
+    }
+    this.events.push(Event.completed(completion))
+    this.ended = true
+  }
+
+  private dispatch(): void {
+    this.eventBytes = 0
+    const name = this.eventName
+    this.eventName = undefined
+    const first = this.data
+    if (first === undefined) return
+    const data = this.moreData === undefined ? first : `${first}\n${this.moreData.join("\n")}`
+    this.data = undefined
+    this.moreData = undefined
+    // D22: an empty data line is a keep-alive that carries nothing.
+    if (data === "" && name !== "error") return
+    if (name === "error") {
+      this.fail(errorEvent(data))
+      return
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(data)
+    } catch {
+      if (!this.options.lenient) {
+        this.fail(
+          SvirError.make(
+            "Protocol",
+            `the server sent an event whose data is not JSON: ${data.slice(0, 200)}`,
+          ),
+        )
+      }
+      return
+    }
+    const error = this.answer.chunk(body, this.events)
+    if (error !== undefined) this.fail(error)
+  }
+}
+
+const isDone = (buffer: Uint8Array, start: number, end: number): boolean =>
+  end - start === 6 &&
+  buffer[start] === 91 &&
+  buffer[start + 1] === 68 &&
+  buffer[start + 2] === 79 &&
+  buffer[start + 3] === 78 &&
+  buffer[start + 4] === 69 &&
+  buffer[start + 5] === 93
+
+/** `event: error`: a JSON error body, or the server's words as text. */
+const errorEvent = (data: string): SvirError.SvirError => {
+  try {
+    const body: unknown = JSON.parse(data)
+    if (typeof body === "object" && body !== null && !Array.isArray(body)) {
+      const fields = body as { readonly [key: string]: unknown }
+      return ServerError.isErrorBody(fields)
+        ? ServerError.fromBody(fields)
+        : ServerError.fromBody({ error: fields })
+    }
+  } catch {
+    // Not JSON: the data is the message.
+  }
+  return ServerError.fromText(data)
+}

@@ -1,0 +1,39 @@
+/**
+ * Type tests, checked by `npm run typecheck` (vitest runs the file too): every body the encoder
+ * can give satisfies the official `openai` package's `ChatCompletionCreateParams`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Request } from "@svir/core"
+import { Effect } from "effect"
+import type {
+  ChatCompletionCreateParams,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from "openai/resources/chat/completions"
+import { expectTypeOf } from "vitest"
+import { OpenAiCodec, type RequestBody } from "../src/index.js"
+
+describe("RequestBody", () => {
+  it("satisfies the official client's parameters", () => {
+    expectTypeOf<RequestBody.RequestBody>().toExtend<ChatCompletionCreateParams>()
+    expectTypeOf<RequestBody.Streaming>().toExtend<ChatCompletionCreateParamsStreaming>()
+    expectTypeOf<RequestBody.NonStreaming>().toExtend<ChatCompletionCreateParamsNonStreaming>()
+    expectTypeOf<RequestBody.ChatMessage>().toExtend<
+      ChatCompletionCreateParams["messages"][number]
+    >()
+    // The check is not vacuous: a body the client would refuse does not type.
+    // @ts-expect-error `stream` must be a boolean
+    const refused: ChatCompletionCreateParams = { model: "m", messages: [], stream: "yes" }
+    assert.isDefined(refused)
+  })
+
+  it.effect("the encoder's result is one", () =>
+    Effect.gen(function* () {
+      const body = yield* OpenAiCodec.encode(Request.make("m").pipe(Request.user("Hi")), {
+        stream: true,
+      })
+      const params: ChatCompletionCreateParams = body
+      assert.strictEqual(params.model, "m")
+    }),
+  )
+})

@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import type { Codec, Completion, Event } from "@svir/core"
+import type { OpenAiCodec } from "../../src/index.js"
+
+/**
+ * Helpers for the property and differential tests; the conformance cases themselves run through
+ * `@svir/conformance`. A case as the files write it (format: shared/reference/conformance-format.md).
+ */
+export interface Case {
+  readonly name: string
+  readonly why?: string
+  readonly sse?: string
+  readonly chunks?: ReadonlyArray<string>
+  readonly hex?: string
+  readonly json?: string | object
+  readonly options?: { readonly mode?: "strict" | "lenient"; readonly [key: string]: unknown }
+  readonly expect: Expectation
+  readonly expect_lenient?: Expectation | "same"
+}
+
+export type Expectation =
+  | { readonly ok: { readonly [key: string]: unknown } }
+  | { readonly error: string }
+
+export const casesFolder = join(import.meta.dirname, "..", "cases")
+
+export const loadCases = (): ReadonlyArray<Case> =>
+  readdirSync(casesFolder)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map((file) => JSON.parse(readFileSync(join(casesFolder, file), "utf8")) as Case)
+
+/** The input bytes of a streamed case, or `undefined` for a whole-response case. */
+export const inputBytes = (c: Case): Uint8Array | undefined => {
+  if (c.sse !== undefined) return new TextEncoder().encode(c.sse)
+  if (c.chunks !== undefined) return new TextEncoder().encode(c.chunks.join(""))
+  if (c.hex !== undefined) return Uint8Array.from(Buffer.from(c.hex, "hex"))
+  return undefined
+}
+
+/** What a run gave: the events, the completion if the answer completed, the error kind if not. */
+export interface Outcome {
+  readonly events: ReadonlyArray<Event.Event>
+  readonly completion: Completion.Completion | undefined
+  readonly error: string | undefined
+}
+
+const snake = (kind: string): string => kind.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase()
+
+/** Deterministic ids, so that runs at different chunkings can be compared whole. */
+export const counterIds = (): (() => string) => {
+  let n = 0
+  return () => `gen${++n}`
+}
+
+export const optionsFor = (c: Case, mode: "strict" | "lenient"): OpenAiCodec.Options => ({
+  ...c.options,
+  mode,
+  makeCallId: counterIds(),
+})
+
+export const feed = (decoder: Codec.StreamDecoder, chunks: Iterable<Uint8Array>): Outcome => {
+  const events: Array<Event.Event> = []
+  let error: string | undefined
+  const take = (step: Codec.DecodeStep) => {
+    events.push(...step.events)
+    if (step.error !== undefined) error = snake(step.error.kind)
+  }
+  for (const chunk of chunks) {
+    if (decoder.done()) break
+    take(decoder.push(chunk))
+  }
+  if (!decoder.done()) take(decoder.finish())
+  const last = events.at(-1)
+  return { events, completion: last?._tag === "Completed" ? last.completion : undefined, error }
+}
+
+/** The modes a case runs in, each with its expectation. */
+export const expectations = (
+  c: Case,
+): ReadonlyArray<readonly ["strict" | "lenient", Expectation]> => {
+  const mode = c.options?.mode ?? "strict"
+  const runs: Array<readonly ["strict" | "lenient", Expectation]> = [[mode, c.expect]]
+  if (c.expect_lenient !== undefined) {
+    runs.push(["lenient", c.expect_lenient === "same" ? c.expect : c.expect_lenient])
+  }
+  return runs
+}
