@@ -16,6 +16,10 @@ export type JsonSchema = { readonly [key: string]: unknown }
 
 /**
  * A tool the model may call: a name, a description and the JSON Schema of its arguments.
+ * `strict` asks servers that support it (OpenAI's structured outputs) to hold the model's
+ * arguments to the schema exactly; the schema must then be in the strict form (every property
+ * required, objects closed), such as `@svir/registry`'s `Tools.definitions(tools, { strict: true })`
+ * gives.
  *
  * @since 0.1.0
  * @category models
@@ -24,6 +28,7 @@ export interface Tool {
   readonly name: string
   readonly description: string
   readonly inputSchema: JsonSchema
+  readonly strict?: boolean | undefined
 }
 
 /**

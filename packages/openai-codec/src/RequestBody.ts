@@ -101,7 +101,12 @@ export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolM
  */
 export interface FunctionTool {
   type: "function"
-  function: { name: string; description?: string; parameters: { [key: string]: unknown } }
+  function: {
+    name: string
+    description?: string
+    parameters: { [key: string]: unknown }
+    strict?: boolean
+  }
 }
 
 /**

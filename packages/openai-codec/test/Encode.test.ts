@@ -91,6 +91,22 @@ describe("encode", () => {
     }),
   )
 
+  it.effect("asks for strict arguments only for a tool that asks for them", () =>
+    Effect.gen(function* () {
+      const schema = { type: "object", properties: {}, additionalProperties: false, required: [] }
+      const request = Request.make("m").pipe(
+        Request.user("Hi"),
+        Request.tools([{ ...Tool.make("exact", "Exact.", schema), strict: true }]),
+        Request.tool(Tool.make("loose", "Loose.")),
+      )
+      const body = yield* OpenAiCodec.encode(request)
+      assert.deepStrictEqual(
+        body.tools?.map((tool) => tool.function.strict),
+        [true, undefined],
+      )
+    }),
+  )
+
   it.effect("writes the tool choice, and refuses the ones that cannot be made", () =>
     Effect.gen(function* () {
       const withTools = base.pipe(Request.tool(weather))

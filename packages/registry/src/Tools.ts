@@ -251,7 +251,8 @@ export const names = <R>(self: Tools<R>): ReadonlyArray<string> => [...self.entr
 
 /**
  * The tools to offer the model now (a permission policy may hide some). With `strict`, each
- * schema is in the form OpenAI's `strict: true` requires (see {@link Arguments.strict}).
+ * schema is in the form OpenAI's `strict: true` requires (see {@link Arguments.strict}), and each
+ * tool asks for it, so the Chat Completions codec sends `"strict": true`.
  *
  * @since 0.1.0
  * @category getters
@@ -262,7 +263,11 @@ export const definitions = <R>(
 ): Effect.Effect<ReadonlyArray<Tool.Tool>, never, R> =>
   options.strict === true
     ? Effect.map(self.tools, (tools) =>
-        tools.map((tool) => ({ ...tool, inputSchema: Arguments.strict(tool.inputSchema) })),
+        tools.map((tool) => ({
+          ...tool,
+          inputSchema: Arguments.strict(tool.inputSchema),
+          strict: true,
+        })),
       )
     : self.tools
 

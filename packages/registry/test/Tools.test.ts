@@ -233,6 +233,8 @@ describe("validation", () => {
       assert.deepStrictEqual(JSON.parse(result.content), { query: "q", limit: 10, inner: {} })
       const strict = yield* Tools.definitions(tools, { strict: true })
       assert.deepStrictEqual(strict[0]!.inputSchema.required, ["query", "limit", "topic", "inner"])
+      assert.isTrue(strict[0]!.strict)
+      assert.isUndefined((yield* Tools.definitions(tools))[0]!.strict)
     }),
   )
 

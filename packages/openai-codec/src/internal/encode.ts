@@ -53,9 +53,15 @@ const encodeTool = (tool: Tool.Tool): RequestBody.FunctionTool => {
     Object.keys(tool.inputSchema).length === 0
       ? { type: "object", properties: {} }
       : tool.inputSchema
-  return tool.description === ""
-    ? { type: "function", function: { name: tool.name, parameters } }
-    : { type: "function", function: { name: tool.name, description: tool.description, parameters } }
+  return {
+    type: "function",
+    function: {
+      name: tool.name,
+      ...(tool.description !== "" && { description: tool.description }),
+      parameters,
+      ...(tool.strict === true && { strict: true }),
+    },
+  }
 }
 
 const encodeResponseFormat = (
