@@ -115,8 +115,8 @@ const closeGraceMillis = 3_000
 const stderrTailChars = 2_000
 
 /**
- * Bridges a Client that is already connected. The tools are listed at once: a failure to list is
- * a typed error. The toolbox handles `notifications/tools/list_changed` in place of any handler
+ * Bridges a Client that is already connected (one that is not is a Config error). The tools are
+ * listed at once: a failure to list is a typed error. The toolbox handles `notifications/tools/list_changed` in place of any handler
  * set before, and removes its handler when the Scope closes; closing the Client stays the caller's.
  *
  * @example
@@ -137,7 +137,15 @@ export const fromClient = (
   client: Client,
   options: Options = {},
 ): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
-  bridge(client, options, { pid: undefined, closeReason: () => "the server closed the connection" })
+  // A Client that never finished initializing has no capabilities, which would read as no tools.
+  client.getServerCapabilities() === undefined
+    ? Effect.fail(
+        SvirError.make("Config", "the MCP Client is not connected: connect it before bridging it"),
+      )
+    : bridge(client, options, {
+        pid: undefined,
+        closeReason: () => "the server closed the connection",
+      })
 
 /**
  * Starts a server process, connects to it over stdio and bridges its tools. When the Scope

@@ -177,6 +177,16 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
     }),
   )
 
+  it.live("fails with a Config error for a Client that was never connected", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(
+        McpToolbox.fromClient(new Client({ name: "test", version: "1.0.0" })),
+      )
+      assert.strictEqual(error.kind, "Config")
+      assert.match(error.message, /not connected/)
+    }),
+  )
+
   it.live("offers no tools for a server that has none, without asking it", () =>
     Effect.gen(function* () {
       let asked = false

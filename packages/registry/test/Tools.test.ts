@@ -238,6 +238,40 @@ describe("validation", () => {
     }),
   )
 
+  it.effect("a null reads as left out in objects inside arrays and behind a $ref too", () =>
+    Effect.gen(function* () {
+      const Item = Schema.Struct({ a: Schema.String, b: Schema.optionalKey(Schema.String) })
+      const Named = Item.annotate({ identifier: "Item" })
+      const tools = Tools.empty.pipe(
+        Tools.add("list", "List.", Schema.Struct({ items: Schema.Array(Item) }), (args) => args),
+        Tools.add("ref", "Ref.", Schema.Struct({ one: Named, two: Named }), (args) => args),
+        Tools.add("maybe", "Maybe.", Schema.Struct({ it: Schema.NullOr(Item) }), (args) => args),
+        Tools.add(
+          "zod",
+          "Zod.",
+          z.object({ items: z.array(z.object({ a: z.string(), b: z.string().optional() })) }),
+          (args) => args,
+        ),
+      )
+      const strict = yield* Tools.definitions(tools, { strict: true })
+      assert.isTrue(strict.every((tool) => JSON.stringify(tool.inputSchema).includes('"null"')))
+      const calls = [
+        ToolCall.make("1", "list", '{"items": [{"a": "x", "b": null}, {"a": "y", "b": "z"}]}'),
+        ToolCall.make("2", "ref", '{"one": {"a": "x", "b": null}, "two": {"a": "y", "b": null}}'),
+        ToolCall.make("3", "zod", '{"items": [{"a": "x", "b": null}]}'),
+        ToolCall.make("4", "maybe", '{"it": {"a": "x", "b": null}}'),
+        ToolCall.make("5", "maybe", '{"it": null}'),
+      ]
+      assert.deepStrictEqual(content(yield* Tools.callAll(tools, calls)), [
+        ["1", false, '{"items":[{"a":"x"},{"a":"y","b":"z"}]}'],
+        ["2", false, '{"one":{"a":"x"},"two":{"a":"y"}}'],
+        ["3", false, '{"items":[{"a":"x"}]}'],
+        ["4", false, '{"it":{"a":"x"}}'],
+        ["5", false, '{"it":null}'],
+      ])
+    }),
+  )
+
   it.effect("decodes transformations: the handler sees the decoded type", () =>
     Effect.gen(function* () {
       const tools = Tools.empty.pipe(
@@ -290,6 +324,12 @@ describe("what a handler returns", () => {
     ["effect failing", () => Effect.fail(new Boom({ message: "it broke" })), true, "it broke"],
     ["effect failing with a string", () => Effect.fail("plain words"), true, "plain words"],
     ["effect failing with a tag only", () => Effect.fail({ _tag: "NotFound" }), true, "NotFound"],
+    [
+      "effect failing with an empty Error",
+      () => Effect.fail(new RangeError("")),
+      true,
+      "RangeError",
+    ],
     [
       "throws",
       () => {

@@ -214,6 +214,7 @@ export const messageOf = (error: unknown): string => {
       return error.message
     }
     if ("_tag" in error && typeof error._tag === "string") return error._tag
+    if (error instanceof Error) return error.name
   }
   try {
     return JSON.stringify(error) ?? String(error)

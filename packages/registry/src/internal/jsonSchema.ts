@@ -44,40 +44,93 @@ export const allowsNull = (node: unknown): boolean => {
   )
 }
 
+type Clean = (value: unknown) => unknown
+
+/** The definitions a `$ref` of the root schema can name (`#/$defs/X`, `#/definitions/X`, `#`). */
+const refTarget = (root: Record<string, unknown>, ref: string): unknown => {
+  if (ref === "#") return root
+  const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
+  if (match === null) return undefined
+  const definitions = root[match[1]!]
+  return isRecord(definitions)
+    ? definitions[match[2]!.replace(/~1/g, "/").replace(/~0/g, "~")]
+    : undefined
+}
+
 /**
  * Makes a function that removes `null` values from the fields a JSON Schema leaves optional and
- * does not let be `null`: the answer a strict-mode model gives for "left out". `undefined` when the
- * schema has no such field, so that nothing runs for it.
+ * does not let be `null`: the answer a strict-mode model gives for "left out". It reaches objects
+ * nested in properties, array items, a single object branch of `anyOf`/`oneOf`, and `$ref`s to the
+ * root's definitions, since the strict form makes their optional fields nullable too. `undefined`
+ * when the schema has no such field, so that nothing runs for it.
  */
-export const nullsAsAbsent = (schema: unknown): ((value: unknown) => unknown) | undefined => {
-  if (!isRecord(schema) || !isRecord(schema.properties)) return undefined
-  const required = new Set(Array.isArray(schema.required) ? schema.required : [])
-  const absentWhenNull = new Set<string>()
-  const nested = new Map<string, (value: unknown) => unknown>()
-  for (const [name, child] of Object.entries(schema.properties)) {
-    if (!required.has(name) && !allowsNull(child)) absentWhenNull.add(name)
-    const inner = nullsAsAbsent(child)
-    if (inner !== undefined) nested.set(name, inner)
+export const nullsAsAbsent = (schema: unknown): Clean | undefined => {
+  if (!isRecord(schema)) return undefined
+  const root = schema
+  // `null` marks a definition being built: a recursive schema reads it when the value is cleaned.
+  const byRef = new Map<string, Clean | undefined | null>()
+  const ofRef = (ref: string): Clean | undefined => {
+    const known = byRef.get(ref)
+    if (known === null) return (value) => byRef.get(ref)?.(value) ?? value
+    if (byRef.has(ref)) return known
+    byRef.set(ref, null)
+    const made = of(refTarget(root, ref))
+    byRef.set(ref, made)
+    return made
   }
-  if (absentWhenNull.size === 0 && nested.size === 0) return undefined
-  return (value) => {
-    if (!isRecord(value)) return value
-    let out: Record<string, unknown> | undefined
-    for (const name of Object.keys(value)) {
-      const field = value[name]
-      if (field === null && absentWhenNull.has(name)) {
-        out ??= { ...value }
-        delete out[name]
-        continue
-      }
-      const inner = nested.get(name)
-      if (inner === undefined) continue
-      const cleaned = inner(field)
-      if (cleaned !== field) {
-        out ??= { ...value }
-        out[name] = cleaned
-      }
+  const ofObject = (node: Record<string, unknown>, properties: Record<string, unknown>) => {
+    const required = new Set(Array.isArray(node.required) ? node.required : [])
+    const absentWhenNull = new Set<string>()
+    const nested = new Map<string, Clean>()
+    for (const [name, child] of Object.entries(properties)) {
+      if (!required.has(name) && !allowsNull(child)) absentWhenNull.add(name)
+      const inner = of(child)
+      if (inner !== undefined) nested.set(name, inner)
     }
-    return out ?? value
+    if (absentWhenNull.size === 0 && nested.size === 0) return undefined
+    return (value: unknown) => {
+      if (!isRecord(value)) return value
+      let out: Record<string, unknown> | undefined
+      for (const name of Object.keys(value)) {
+        const field = value[name]
+        if (field === null && absentWhenNull.has(name)) {
+          out ??= { ...value }
+          delete out[name]
+          continue
+        }
+        const inner = nested.get(name)
+        if (inner === undefined) continue
+        const cleaned = inner(field)
+        if (cleaned !== field) {
+          out ??= { ...value }
+          out[name] = cleaned
+        }
+      }
+      return out ?? value
+    }
   }
+  const ofItems = (items: unknown): Clean | undefined => {
+    const inner = of(items)
+    if (inner === undefined) return undefined
+    return (value) => {
+      if (!Array.isArray(value)) return value
+      const cleaned = value.map(inner)
+      return cleaned.some((item, i) => item !== value[i]) ? cleaned : value
+    }
+  }
+  const of = (node: unknown): Clean | undefined => {
+    if (!isRecord(node)) return undefined
+    if (typeof node.$ref === "string") return ofRef(node.$ref)
+    if (isRecord(node.properties)) return ofObject(node, node.properties)
+    if (isRecord(node.items)) return ofItems(node.items)
+    for (const key of ["anyOf", "oneOf"] as const) {
+      const branches = node[key]
+      if (!Array.isArray(branches)) continue
+      // Only one branch to clean for: cleaning for one branch must not spoil a value of another.
+      const cleaners = branches.map(of).filter((clean) => clean !== undefined)
+      if (cleaners.length === 1) return cleaners[0]
+    }
+    return undefined
+  }
+  return of(root)
 }
