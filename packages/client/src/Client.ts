@@ -289,13 +289,11 @@ export const make = (
         const body = yield* settings.codec.encode(request, { stream: false })
         return yield* leanly(body, (body) =>
           withRetry(
-            Transport.within(
-              Transport.send(http, settings, {
-                method: "POST",
-                url: endpoint,
-                accept: "application/json",
-                body,
-              }).pipe(Effect.flatMap((response) => Transport.readWhole(response, settings))),
+            Transport.send(
+              http,
+              settings,
+              { method: "POST", url: endpoint, accept: "application/json", body },
+              (response) => Transport.readWhole(response, settings),
               settings.timeouts.firstToken,
               (limit) => `the whole answer did not arrive within ${limit} (first token timeout)`,
             ),
@@ -316,13 +314,11 @@ export const make = (
           const body = yield* settings.codec.encode(request, { stream: true })
           const response = yield* leanly(body, (body) =>
             withRetry(
-              Transport.within(
-                Transport.send(http, settings, {
-                  method: "POST",
-                  url: endpoint,
-                  accept: "text/event-stream",
-                  body,
-                }),
+              Transport.send(
+                http,
+                settings,
+                { method: "POST", url: endpoint, accept: "text/event-stream", body },
+                Effect.succeed,
                 settings.timeouts.connect,
                 connectTimeout,
               ).pipe(
@@ -343,12 +339,11 @@ export const make = (
 
     const listModels = () =>
       withRetry(
-        Transport.within(
-          Transport.send(http, settings, {
-            method: "GET",
-            url: `${settings.baseUrl}/models`,
-            accept: "application/json",
-          }).pipe(Effect.flatMap((response) => Transport.readWhole(response, settings))),
+        Transport.send(
+          http,
+          settings,
+          { method: "GET", url: `${settings.baseUrl}/models`, accept: "application/json" },
+          (response) => Transport.readWhole(response, settings),
           settings.timeouts.connect,
           connectTimeout,
         ),

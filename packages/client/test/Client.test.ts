@@ -158,6 +158,22 @@ describe("HTTP statuses", () => {
     }),
   )
 
+  it.live("a stalled error body is not taken for a timeout shorter than its wait", () =>
+    Effect.gen(function* () {
+      const stalled = Answer.error(401, "bad key", { stallBody: true })
+      const { server, client } = yield* serverAndClient([stalled, stalled, stalled, stalled], {
+        timeouts: { connect: "100 millis", firstToken: "100 millis" },
+        errorBodyTimeout: "300 millis",
+      })
+      const streamed = yield* failure(Stream.runCollect(client.stream(hello)))
+      assert.strictEqual(streamed.kind, "Authentication")
+      assert.strictEqual(server.requests.length, 1, "an Authentication error is not retried")
+      const whole = yield* failure(client.complete(hello))
+      assert.strictEqual(whole.kind, "Authentication")
+      assert.strictEqual(server.requests.length, 2)
+    }),
+  )
+
   it.live("never shows the API key, even when the server echoes it", () =>
     Effect.gen(function* () {
       const { client } = yield* serverAndClient([

@@ -79,6 +79,18 @@ describe("configuration", () => {
     }),
   )
 
+  it.effect("refuses a key or header value fetch cannot send, before anything is sent", () =>
+    Effect.gen(function* () {
+      // A key pasted with a typographic character would otherwise fail inside fetch, be taken
+      // for a Transport error and be retried.
+      const key = yield* configFailure({ apiKey: "sk-abc\u2026" })
+      assert.notInclude(key.message, "sk-abc")
+      yield* configFailure({ apiKey: "sk-ключ" })
+      const header = yield* configFailure({ headers: { "x-team": "naïve ✓" } })
+      assert.notInclude(header.message, "naïve")
+    }),
+  )
+
   it.effect("refuses policies that make no sense", () =>
     Effect.gen(function* () {
       yield* configFailure({ retry: { times: -1 } })

@@ -72,6 +72,38 @@ describe("decodeStream", () => {
     }),
   )
 
+  it("a makeCallId that keeps giving the same id cannot hang the decoder", () => {
+    let asked = 0
+    // Throws rather than loops forever when the decoder keeps asking.
+    const makeCallId = () => {
+      asked++
+      if (asked > 1000) throw new Error("the decoder keeps asking for a new id")
+      return "fixed"
+    }
+    const pieces = [0, 1].map((index) => ({ index, function: { name: "now", arguments: "{}" } }))
+    const step = OpenAiCodec.decoder({ makeCallId }).push(
+      bytes(`${line({ tool_calls: pieces })}${line({}, "tool_calls")}data: [DONE]\n\n`),
+    )
+    const last = step.events.at(-1)
+    const streamed = last?._tag === "Completed" ? last.completion.calls.map((call) => call.id) : []
+    assert.strictEqual(new Set(streamed).size, 2)
+    asked = 0
+    const whole = Effect.runSync(
+      OpenAiCodec.decodeResponse(
+        JSON.stringify({
+          choices: [
+            {
+              message: { tool_calls: pieces.map((piece) => ({ function: piece.function })) },
+              finish_reason: "tool_calls",
+            },
+          ],
+        }),
+        { makeCallId },
+      ),
+    )
+    assert.strictEqual(new Set(whole.calls.map((call) => call.id)).size, 2)
+  })
+
   it("generated ids are 9 letters and digits, unique within an answer", () => {
     const decoder = OpenAiCodec.decoder()
     const pieces = [0, 1, 2].map((index) => ({

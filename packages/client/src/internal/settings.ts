@@ -107,6 +107,12 @@ export const checkHeaders = (
       // The value is not shown: it may be a secret.
       return Effect.fail(configError(`the value of the header ${lower} has a line break or NUL`))
     }
+    // fetch refuses what is not a byte; caught here, it is a Config error, not a retried Transport.
+    if (/[\u0100-\uffff]/.test(value)) {
+      return Effect.fail(
+        configError(`the value of the header ${lower} has a character beyond U+00FF`),
+      )
+    }
     checked[lower] = value
   }
   return Effect.succeed(checked)
@@ -117,8 +123,10 @@ export const checkApiKey = (
 ): Effect.Effect<Redacted.Redacted<string>, SvirError.SvirError> => {
   const value = Redacted.value(key)
   if (value.trim() === "") return Effect.fail(configError("the API key is empty"))
-  if (/[\s\0]/.test(value)) {
-    return Effect.fail(configError("the API key has whitespace or control characters in it"))
+  if (/[^\x21-\x7e]/.test(value)) {
+    return Effect.fail(
+      configError("the API key has whitespace, control or non-ASCII characters in it"),
+    )
   }
   return Effect.succeed(key)
 }

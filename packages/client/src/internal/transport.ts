@@ -119,19 +119,11 @@ const failWithStatus = (
     ),
   )
 
-/**
- * Sends one request and gives the response once its status is a success; any other status is
- * the typed error of its kind.
- */
-export const send = (
+/** Sends one request and gives the response, whatever its status. */
+const execute = (
   http: HttpClient.HttpClient,
   settings: Settings,
-  request: {
-    readonly method: "GET" | "POST"
-    readonly url: string
-    readonly accept: string
-    readonly body?: unknown
-  },
+  request: Outgoing,
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError> =>
   Effect.gen(function* () {
     let outgoing = HttpClientRequest.make(request.method)(request.url).pipe(
@@ -149,18 +141,57 @@ export const send = (
       })
       outgoing = HttpClientRequest.bodyText(outgoing, text, "application/json")
     }
-    const sent = http.execute(outgoing).pipe(
+    return yield* http.execute(outgoing).pipe(
       Effect.mapError((error) => transportError(error, request.url)),
       // Trace headers would tell a third-party server about the caller's spans, and make a
       // browser's preflight fail unless the server allows them.
       Effect.provideService(HttpClient.TracerPropagationEnabled, false),
     )
-    const response = yield* sent
-    if (response.status < 200 || response.status >= 300) {
-      return yield* failWithStatus(response, settings)
-    }
-    return response
   })
+
+/** What {@link send} sends. */
+export interface Outgoing {
+  readonly method: "GET" | "POST"
+  readonly url: string
+  readonly accept: string
+  readonly body?: unknown
+}
+
+/**
+ * Sends one request and runs `use` on a successful response, the two within the time limit
+ * `millis` (`what` names it, see {@link within}). Any other status is the typed error of its
+ * kind; its error body is read after the time limit, under the error-body deadline alone, so a
+ * server that stalls that body is reported by its status, never as a Timeout.
+ */
+export const send = <A>(
+  http: HttpClient.HttpClient,
+  settings: Settings,
+  request: Outgoing,
+  use: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, SvirError.SvirError>,
+  millis: number | undefined,
+  what: (limit: string) => string,
+): Effect.Effect<A, SvirError.SvirError> =>
+  within(
+    Effect.flatMap(
+      execute(http, settings, request),
+      (response): Effect.Effect<Exchanged<A>, SvirError.SvirError> =>
+        response.status >= 200 && response.status < 300
+          ? Effect.map(use(response), (value) => ({ _tag: "Success", value }))
+          : Effect.succeed({ _tag: "Refused", response }),
+    ),
+    millis,
+    what,
+  ).pipe(
+    Effect.flatMap((exchanged) =>
+      exchanged._tag === "Success"
+        ? Effect.succeed(exchanged.value)
+        : failWithStatus(exchanged.response, settings),
+    ),
+  )
+
+type Exchanged<A> =
+  | { readonly _tag: "Success"; readonly value: A }
+  | { readonly _tag: "Refused"; readonly response: HttpClientResponse.HttpClientResponse }
 
 /** Reads a whole success body, bounded in size. */
 export const readWhole = (

@@ -1,6 +1,6 @@
 import type { ToolCall } from "@svir/core"
 import { Completion, Event, SvirError } from "@svir/core"
-import type * as Options from "./options.js"
+import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
 export type Json = { readonly [key: string]: unknown }
@@ -340,9 +340,7 @@ export class Answer {
   }
 
   private newId(): string {
-    let id = this.options.makeCallId()
-    while (this.ids.has(id)) id = this.options.makeCallId()
-    return id
+    return Options.freshCallId(this.options.makeCallId, (id) => this.ids.has(id))
   }
 
   private finishWith(finish: unknown): SvirError.SvirError | undefined {

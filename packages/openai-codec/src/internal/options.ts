@@ -27,6 +27,18 @@ export const randomCallId = (): string => {
   return id
 }
 
+/**
+ * An id not in `taken`, from `makeCallId`; a generator that keeps giving ids in use (a constant
+ * one, say) is left for random ids after a few tries, so that it cannot hang the decoder.
+ */
+export const freshCallId = (makeCallId: () => string, taken: (id: string) => boolean): string => {
+  let id = makeCallId()
+  for (let tries = 1; id === "" || taken(id); tries++) {
+    id = tries < 8 ? makeCallId() : randomCallId()
+  }
+  return id
+}
+
 export const resolve = (options: OpenAiCodec.Options | undefined): Resolved => ({
   lenient: options?.mode === "lenient",
   maxBytes: options?.maxBytes ?? defaultMaxBytes,

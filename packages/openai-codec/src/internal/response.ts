@@ -9,7 +9,7 @@ import {
   readUsage,
   settle,
 } from "./answer.js"
-import type * as Options from "./options.js"
+import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
 const protocol = (what: string): SvirError.SvirError =>
@@ -126,9 +126,11 @@ const readCalls = (
     const name = typeof fn.name === "string" ? fn.name : ""
     const args = readArguments(fn.arguments, options.lenient)
     if (args instanceof SvirError.SvirError) return args
-    let id = typeof item.id === "string" && item.id !== "" ? item.id : ""
     // D11: a call with no id gets one, unlike every other id of the answer.
-    while (id === "" || (item.id !== id && ids.has(id))) id = options.makeCallId()
+    const id =
+      typeof item.id === "string" && item.id !== ""
+        ? item.id
+        : Options.freshCallId(options.makeCallId, (id) => ids.has(id))
     ids.add(id)
     calls.push({ id, name, arguments: args })
   }

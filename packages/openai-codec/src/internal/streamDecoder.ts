@@ -185,6 +185,12 @@ export class StreamDecoder implements Codec.StreamDecoder {
   /** One line of bytes, without its LF. A comment is never decoded: its bytes can be anything. */
   private byteLine(buffer: Uint8Array, start: number, end: number): void {
     const bytes = end - start + 1
+    // The limit comes before decoding, as it does for a line a chunk cut (see `keep`): a line
+    // that is both too long and not UTF-8 fails the same way at every chunking.
+    if (this.eventBytes + bytes > this.options.maxEventBytes) {
+      this.eventTooLarge()
+      return
+    }
     if (end > start && buffer[start] === COLON) {
       this.line(":", 0, 1, bytes)
       return
