@@ -326,6 +326,8 @@ describe("what a handler returns", () => {
     ["effect failing with a tag only", () => Effect.fail({ _tag: "NotFound" }), true, "NotFound"],
     [
       "effect failing with an empty Error",
+      // An untagged error with no message, as untyped code gives: the model is told its name.
+      // @effect-diagnostics-next-line globalErrorInEffectFailure:off
       () => Effect.fail(new RangeError("")),
       true,
       "RangeError",
