@@ -12,6 +12,8 @@ export * as Completion from "./Completion.js"
 /** @since 0.1.0 */
 export * as Event from "./Event.js"
 /** @since 0.1.0 */
+export * as Json from "./Json.js"
+/** @since 0.1.0 */
 export * as Message from "./Message.js"
 /** @since 0.1.0 */
 export * as Request from "./Request.js"
