@@ -16,6 +16,8 @@ export * as Json from "./Json.js"
 /** @since 0.1.0 */
 export * as Message from "./Message.js"
 /** @since 0.1.0 */
+export * as Redaction from "./Redaction.js"
+/** @since 0.1.0 */
 export * as Request from "./Request.js"
 /** @since 0.1.0 */
 export * as SvirError from "./SvirError.js"

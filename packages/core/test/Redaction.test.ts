@@ -1,0 +1,93 @@
+import { inspect } from "node:util"
+import { assert, describe, it } from "@effect/vitest"
+import { Cause } from "effect"
+import * as fc from "fast-check"
+import { Redaction, SvirError } from "../src/index.js"
+
+const key = "sk-test-4f9a/Zq+2=xyz"
+const redaction = Redaction.make([key, "cookie-value-77", "no"])
+
+/** Every form a server may echo the key in. */
+const echoes = (secret: string): ReadonlyArray<string> => [
+  secret,
+  JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/"),
+  [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+  [...secret]
+    .map((c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`)
+    .join(""),
+  JSON.stringify(JSON.stringify({ echo: secret })),
+  encodeURIComponent(secret),
+  [...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join(""),
+]
+
+describe("Redaction", () => {
+  it("takes the secret out in every echoed form", () => {
+    for (const echo of echoes(key)) {
+      const out = redaction.text(`the server said: Bearer ${echo} was wrong`)
+      assert.isFalse(out.includes(key), out)
+      assert.isTrue(out.includes(Redaction.placeholder), out)
+      assert.isFalse(redaction.reveals(out), out)
+      assert.isTrue(redaction.reveals(echo), echo)
+    }
+  })
+
+  it("takes out a prefix of the secret left at the end of a cut text", () => {
+    for (let cut = Redaction.minSecretLength; cut < key.length; cut++) {
+      const out = redaction.text(`token ${key.slice(0, cut)}…`)
+      assert.strictEqual(out, `token ${Redaction.placeholder}…`)
+    }
+  })
+
+  it("leaves short values and plain text alone", () => {
+    assert.strictEqual(redaction.text("no, not now"), "no, not now")
+    assert.strictEqual(Redaction.none.text(key), key)
+  })
+
+  it("redacts an error's message, server message and cause, in every way it is shown", () => {
+    const inner = new Error(`connect failed for ${key}`)
+    const error = SvirError.make("Server", `failed: ${key}`, {
+      status: 500,
+      serverMessage: `{"echo":"${key}"}`,
+      cause: new Error("outer cookie-value-77", { cause: inner }),
+    })
+    const clean = redaction.error(error)
+    const shown = [
+      clean.message,
+      clean.serverMessage ?? "",
+      String(clean),
+      JSON.stringify(clean),
+      inspect(clean, { depth: 10 }),
+      Cause.pretty(Cause.fail(clean)),
+    ]
+    for (const text of shown) {
+      assert.isFalse(text.includes(key), text)
+      assert.isFalse(text.includes("cookie-value-77"), text)
+    }
+    assert.strictEqual(clean.kind, "Server")
+    assert.strictEqual(clean.status, 500)
+  })
+
+  it("keeps an error that reveals nothing as it is", () => {
+    const error = SvirError.make("Transport", "could not reach the server", {
+      cause: new Error("ECONNREFUSED"),
+    })
+    assert.strictEqual(redaction.error(error), error)
+  })
+
+  it("never shows a secret in any text with the secret placed anywhere", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 8, maxLength: 40, unit: fc.constantFrom(..."abcXYZ0189-_./+=:") }),
+        fc.string(),
+        fc.string(),
+        fc.nat(6),
+        (secret, before, after, form) => {
+          const echo = echoes(secret)[form]!
+          const out = Redaction.make([secret]).text(`${before}${echo}${after}`)
+          assert.isFalse(out.includes(secret))
+        },
+      ),
+      { seed: 18, numRuns: 500 },
+    )
+  })
+})
