@@ -3,9 +3,43 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, Result, Schema, SchemaIssue } from "effect"
+import { Data, Effect, Result, Schema, type SchemaAST, SchemaIssue } from "effect"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
 import { errorOffset } from "./internal/jsonSyntax.js"
+import * as Json from "./Json.js"
+
+/**
+ * The longest tool name shown in a text: the longest name servers accept (64 characters).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const shownNameLimit = 64
+
+/**
+ * A name the model wrote, as a text for the model or a log shows it: cut at
+ * {@link shownNameLimit} characters, so a call to a name of a megabyte is not answered with a
+ * megabyte (decision D4).
+ *
+ * @example
+ * ```ts
+ * import { ToolCall } from "@svir/core"
+ *
+ * ToolCall.shownName("weather") // "weather"
+ * ToolCall.shownName("x".repeat(1_000_000)).length // 65
+ * ```
+ *
+ * @since 0.1.0
+ * @category formatting
+ */
+export const shownName = (name: string): string => {
+  if (name.length <= shownNameLimit) return name
+  // Never end on the first half of a two-unit character.
+  const end = /[\uD800-\uDBFF]/.test(name[shownNameLimit - 1]!)
+    ? shownNameLimit - 1
+    : shownNameLimit
+  return `${name.slice(0, end)}…`
+}
 
 /**
  * A call the model made: its id, the tool's name, and the arguments as the raw JSON text the
@@ -44,8 +78,9 @@ export interface ArgumentsIssue {
 }
 
 /**
- * Arguments that are not JSON, or that do not fit the schema. `message` lists every issue in
- * words a model can act on.
+ * Arguments that are not JSON, or that do not fit the schema. `message` lists the first few
+ * issues in words a model can act on, each cut short, and counts the rest; `issues` holds the
+ * ones listed. However large the arguments, the message stays a few KB at most.
  *
  * @since 0.1.0
  * @category errors
@@ -55,19 +90,33 @@ export class ArgumentsError extends Data.TaggedError("ArgumentsError")<{
   readonly issues: ReadonlyArray<ArgumentsIssue>
 }> {}
 
+/** How many issues a message lists; the rest are counted. See DECISIONS.md, D2. */
+const maxListedIssues = 5
+/** How long an issue's message, or its path, may be in a message; longer ones are cut. */
+const maxIssueChars = 200
+const maxPathChars = 100
+
 /**
- * Makes an {@link ArgumentsError} whose message lists the issues, one per line, each with its
- * field.
+ * Makes an {@link ArgumentsError} whose message lists the first five issues, each with its field
+ * and cut to 200 characters, then says how many more there are.
+ *
+ * @example
+ * ```ts
+ * import { ToolCall } from "@svir/core"
+ *
+ * ToolCall.argumentsError([{ path: ["items", 2, "qty"], message: "Expected number" }]).message
+ * // "items[2].qty: Expected number"
+ * ```
  *
  * @since 0.1.0
  * @category constructors
  */
 export const argumentsError = (issues: ReadonlyArray<ArgumentsIssue>): ArgumentsError =>
-  new ArgumentsError({ message: issues.map(describeIssue).join("; "), issues })
+  listedArgumentsError(issues.slice(0, maxListedIssues), issues.length)
 
 /**
  * Makes an {@link ArgumentsError} from the issues of a Standard Schema (zod, valibot, Effect
- * Schema, ...).
+ * Schema, ...), bounded as {@link argumentsError} is.
  *
  * @since 0.1.0
  * @category constructors
@@ -75,17 +124,33 @@ export const argumentsError = (issues: ReadonlyArray<ArgumentsIssue>): Arguments
 export const standardArgumentsError = (
   issues: ReadonlyArray<StandardSchemaV1.Issue>,
 ): ArgumentsError =>
-  argumentsError(
-    issues.map((issue) => ({
+  listedArgumentsError(
+    issues.slice(0, maxListedIssues).map((issue) => ({
       path: (issue.path ?? []).map((segment) =>
         typeof segment === "object" ? segment.key : segment,
       ),
       message: issue.message,
     })),
+    issues.length,
   )
 
+const listedArgumentsError = (
+  listed: ReadonlyArray<ArgumentsIssue>,
+  total: number,
+): ArgumentsError => {
+  const shortened = listed.map((issue) => ({
+    path: issue.path,
+    message: preview(issue.message, maxIssueChars),
+  }))
+  const lines = shortened.map(describeIssue)
+  if (total > listed.length) lines.push(`and ${total - listed.length} more`)
+  return new ArgumentsError({ message: lines.join("; "), issues: shortened })
+}
+
 const describeIssue = (issue: ArgumentsIssue): string =>
-  issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`
+  issue.path.length === 0
+    ? issue.message
+    : `${preview(formatPath(issue.path), maxPathChars)}: ${issue.message}`
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path
@@ -93,6 +158,19 @@ const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
       typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`,
     )
     .join("")
+
+/** The text cut to `max` characters, ending with "…" when cut. */
+const preview = (text: string, max: number): string =>
+  text.length <= max ? text : `${wholeSlice(text, 0, max - 1)}…`
+
+/** `text.slice(start, end)`, narrowed so as not to split a character of two UTF-16 units. */
+const wholeSlice = (text: string, start: number, end: number): string => {
+  const isLowHalf = (at: number) => (text.charCodeAt(at) & 0xfc00) === 0xdc00
+  return text.slice(
+    start > 0 && isLowHalf(start) ? start + 1 : start,
+    isLowHalf(end) ? end - 1 : end,
+  )
+}
 
 /**
  * Reads a JSON text as arguments: empty or blank text reads as `{}`; text that is not JSON gives
@@ -111,22 +189,32 @@ const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
  */
 export const readJson = (text: string): Result.Result<unknown, ArgumentsError> => {
   if (text.trim() === "") return Result.succeed({})
-  try {
-    return Result.succeed(JSON.parse(text))
-  } catch {
-    return Result.fail(argumentsError([{ path: [], message: jsonProblem(text) }]))
-  }
+  // Deep nesting is refused before anything recursive walks it (DECISIONS.md, D1).
+  const read = Json.parse(text)
+  if (Result.isSuccess(read)) return Result.succeed(read.success)
+  const message =
+    read.failure.reason === "TooDeep"
+      ? `arguments nest deeper than ${Json.maxDepth} levels`
+      : jsonProblem(text)
+  return Result.fail(argumentsError([{ path: [], message }]))
 }
 
+/** Where the text broke and the 40 characters around it: a short message, whatever the text. */
 const jsonProblem = (text: string): string => {
   const offset = errorOffset(text)
-  const before = text.slice(0, offset)
-  const line = before.split("\n").length
-  const column = offset - before.lastIndexOf("\n")
+  let line = 1
+  let lineStart = 0
+  for (let at = text.indexOf("\n"); at !== -1 && at < offset; at = text.indexOf("\n", at + 1)) {
+    line++
+    lineStart = at + 1
+  }
+  const column = offset - lineStart + 1
   const found =
-    offset >= text.length ? "the text ends" : `unexpected ${JSON.stringify(text[offset])}`
+    offset >= text.length
+      ? "the text ends"
+      : `unexpected ${JSON.stringify(String.fromCodePoint(text.codePointAt(offset)!))}`
   const start = Math.max(0, offset - 20)
-  const near = `${start > 0 ? "…" : ""}${text.slice(start, offset + 20)}`
+  const near = `${start > 0 ? "…" : ""}${wholeSlice(text, start, offset + 20)}`
   return `arguments are not valid JSON: ${found} at line ${line}, column ${column}, near ${JSON.stringify(near)}`
 }
 
@@ -142,7 +230,41 @@ export const parseJson = (call: ToolCall): Effect.Effect<unknown, ArgumentsError
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
- * Decodes the call's arguments with a schema. Every issue is reported, each with its field.
+ * Arguments up to this many characters are decoded with every issue collected; longer ones stop
+ * at the first issue. See DECISIONS.md, D2.
+ */
+const allIssuesUpTo = 16_384
+
+/**
+ * The options to decode a call's arguments with: every issue (with the value that broke it) for
+ * arguments up to 16,384 characters, only the first above, so that a large wrong value costs no
+ * more to report than to read.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ToolCall } from "@svir/core"
+ *
+ * const call = ToolCall.make("call_1", "sum", '{"items": [1, 2]}')
+ * const json = JSON.parse(call.arguments)
+ * Schema.decodeUnknownExit(Schema.Struct({ items: Schema.Array(Schema.Int) }))(
+ *   json,
+ *   ToolCall.decodeOptions(call.arguments),
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const decodeOptions = (argumentsText: string): SchemaAST.ParseOptions => ({
+  errors: argumentsText.length <= allIssuesUpTo ? "all" : "first",
+  reportInput: true,
+})
+
+/**
+ * Decodes the call's arguments with a schema. Issues are reported each with its field: all of
+ * them for arguments up to 16,384 characters, the first one for longer arguments (see
+ * {@link decodeOptions}).
  *
  * @example
  * ```ts
@@ -162,7 +284,7 @@ export const parse = <S extends Schema.Decoder<unknown, unknown>>(
   schema: S,
 ): Effect.Effect<S["Type"], ArgumentsError, S["DecodingServices"]> =>
   Effect.flatMap(parseJson(call), (json) =>
-    Schema.decodeUnknownEffect(schema)(json, { errors: "all", reportInput: true }).pipe(
+    Schema.decodeUnknownEffect(schema)(json, decodeOptions(call.arguments)).pipe(
       Effect.mapError((error) => standardArgumentsError(formatIssue(error.issue).issues)),
     ),
   )

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type * as Message from "./Message.js"
+import * as ToolCall from "./ToolCall.js"
 
 /**
  * The answer to one call: the call's id, the content as text, and whether the call failed.
@@ -81,6 +82,6 @@ export const unknownTool = (
   error(
     callId,
     available.length === 0
-      ? `no tool named ${name}; there are no tools`
-      : `no tool named ${name}; the tools are: ${available.join(", ")}`,
+      ? `no tool named ${ToolCall.shownName(name)}; there are no tools`
+      : `no tool named ${ToolCall.shownName(name)}; the tools are: ${available.join(", ")}`,
   )

@@ -6,7 +6,7 @@
 import { Cause, Effect } from "effect"
 import * as SvirError from "./SvirError.js"
 import type * as Tool from "./Tool.js"
-import type * as ToolCall from "./ToolCall.js"
+import * as ToolCall from "./ToolCall.js"
 import * as ToolResult from "./ToolResult.js"
 
 /**
@@ -55,8 +55,9 @@ export const make = <R = never, R2 = never>(options: {
 })
 
 /**
- * Answers one call, and turns a defect or an interruption inside the toolbox into a failed
- * result, so that every call gets exactly one result.
+ * Answers one call, and turns a failure, a defect or an interruption inside the toolbox into a
+ * failed result, so that every call gets exactly one result. The defect is logged as an error;
+ * neither what the handler threw nor a logger that throws can stop the answer.
  *
  * @since 0.1.0
  * @category combinators
@@ -66,23 +67,48 @@ export const callSafely = <R>(
   call: ToolCall.ToolCall,
 ): Effect.Effect<ToolResult.ToolResult, never, R> =>
   Effect.suspend(() => toolbox.call(call)).pipe(
-    Effect.catchCause((cause) =>
-      Effect.as(
-        Effect.logError(`tool ${call.name} failed unexpectedly`, cause),
-        ToolResult.error(
-          call.id,
-          Cause.hasInterruptsOnly(cause)
-            ? `tool ${call.name} was interrupted`
-            : `tool ${call.name} failed unexpectedly`,
-        ),
-      ),
-    ),
+    Effect.catchCause((cause) => {
+      const what = Cause.hasInterruptsOnly(cause)
+        ? `tool ${ToolCall.shownName(call.name)} was interrupted`
+        : `tool ${ToolCall.shownName(call.name)} failed unexpectedly`
+      return Effect.as(
+        Effect.ignoreCause(Effect.logError(what, describeCause(cause))),
+        ToolResult.error(call.id, what),
+      )
+    }),
   )
 
 /**
+ * The cause as text for a log line. A handler can throw anything, including values that throw
+ * when read (a revoked Proxy, a `message` or `stack` getter that throws), so this never lets the
+ * logger read the values itself and never throws (DECISIONS.md, D3).
+ */
+const describeCause = (cause: Cause.Cause<unknown>): string => {
+  try {
+    return Cause.pretty(cause)
+  } catch {
+    return cause.reasons
+      .map((reason) =>
+        Cause.isInterruptReason(reason)
+          ? "interrupted"
+          : describeValue(Cause.isFailReason(reason) ? reason.error : reason.defect),
+      )
+      .join("\n")
+  }
+}
+
+const describeValue = (value: unknown): string => {
+  try {
+    return String(value)
+  } catch {
+    return `a value that cannot be shown as text (${typeof value})`
+  }
+}
+
+/**
  * Answers every call, one after another, and gives the results in the order of the calls. With
- * `concurrency`, up to that many calls run at once; the order of the results stays that of the
- * calls.
+ * `concurrency` (a number, or `"unbounded"`), that many calls run at once; the order of the
+ * results stays that of the calls.
  *
  * @example
  * ```ts
@@ -100,7 +126,7 @@ export const callSafely = <R>(
 export const callAll = <R>(
   toolbox: Toolbox<R>,
   calls: Iterable<ToolCall.ToolCall>,
-  options: { readonly concurrency?: number | undefined } = {},
+  options: { readonly concurrency?: number | "unbounded" | undefined } = {},
 ): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> =>
   Effect.forEach(calls, (call) => callSafely(toolbox, call), {
     concurrency: options.concurrency ?? 1,

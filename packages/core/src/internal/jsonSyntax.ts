@@ -11,12 +11,18 @@ export const errorOffset = (text: string): number => {
     while (at < text.length && " \t\n\r".includes(text[at]!)) at++
   }
 
-  // Each reader returns true when the value at `at` was read whole, leaving `at` after it.
-  const value = (): boolean => {
+  // Each reader returns true when what it reads at `at` was read whole, leaving `at` after it.
+  const key = (): boolean => {
     space()
+    if (text[at] !== '"' || !string()) return false
+    space()
+    if (text[at] !== ":") return false
+    at++
+    return true
+  }
+
+  const scalar = (): boolean => {
     const char = text[at]
-    if (char === "{") return object()
-    if (char === "[") return array()
     if (char === '"') return string()
     if (char === "t") return word("true")
     if (char === "f") return word("false")
@@ -72,52 +78,41 @@ export const errorOffset = (text: string): number => {
     return true
   }
 
-  const object = (): boolean => {
-    at++
+  const broke = (): number => Math.min(at, text.length)
+
+  // The closers of the arrays and objects still open, innermost last: a stack in place of
+  // recursion, so that no nesting, however deep, can overflow the call stack.
+  const open: Array<"]" | "}"> = []
+  for (;;) {
+    // A value starts here.
     space()
-    if (text[at] === "}") {
+    const char = text[at]
+    if (char === "[" || char === "{") {
       at++
-      return true
-    }
-    for (;;) {
       space()
-      if (text[at] !== '"' || !string()) return false
-      space()
-      if (text[at] !== ":") return false
-      at++
-      if (!value()) return false
-      space()
-      if (text[at] === ",") {
-        at++
+      const closer = char === "[" ? "]" : "}"
+      if (text[at] !== closer) {
+        if (closer === "}" && !key()) return broke()
+        open.push(closer)
         continue
       }
-      if (text[at] !== "}") return false
       at++
-      return true
+    } else if (!scalar()) {
+      return broke()
     }
-  }
-
-  const array = (): boolean => {
-    at++
-    space()
-    if (text[at] === "]") {
-      at++
-      return true
-    }
+    // A value ended here: close what it ends, until a comma starts the next value.
     for (;;) {
-      if (!value()) return false
       space()
+      const closer = open.at(-1)
+      if (closer === undefined) return at
       if (text[at] === ",") {
         at++
-        continue
+        if (closer === "}" && !key()) return broke()
+        break
       }
-      if (text[at] !== "]") return false
+      if (text[at] !== closer) return broke()
       at++
-      return true
+      open.pop()
     }
   }
-
-  if (!value()) return Math.min(at, text.length)
-  space()
-  return at
 }
