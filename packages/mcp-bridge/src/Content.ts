@@ -4,7 +4,8 @@
  * @since 0.1.0
  */
 import type { Message } from "@svir/core"
-import { ToolResult } from "@svir/core"
+import { Json, ToolResult } from "@svir/core"
+import { cut } from "./internal/cut.js"
 
 /**
  * A `tools/call` result as the server sent it, read field by field: a block of a type this
@@ -65,7 +66,8 @@ export const defaultMaxChars = 100_000
  * Turns a `tools/call` result into a svir result. Text blocks are joined with a line break; an
  * image or audio block becomes what `media` says; a resource link gives its name and URI; an
  * embedded resource gives its URI and text; `structuredContent` is written as JSON when no block
- * gave text. `isError: true` gives a failed result with the server's text. Content longer than
+ * gave text (structured content nested deeper than `Json.maxDepth` gives a failed result).
+ * `isError: true` gives a failed result with the server's text. Content longer than
  * `maxChars` is cut, and the cut says how much was left out.
  *
  * @example
@@ -89,6 +91,13 @@ export const toToolResult = (
   const pieces = (result.content ?? []).map((block) => describeBlock(block, media, attachments))
   let text = pieces.filter((piece) => piece !== "").join("\n")
   if (text === "" && result.structuredContent !== undefined) {
+    // Written out recursively below: a value nested this deep would overflow the stack (D4).
+    if (Json.valueDepth(result.structuredContent, Json.maxDepth) > Json.maxDepth) {
+      return ToolResult.error(
+        callId,
+        `the tool's structured content nests deeper than ${Json.maxDepth} levels`,
+      )
+    }
     text = JSON.stringify(result.structuredContent) ?? ""
   }
   text = cut(text, options.maxChars ?? defaultMaxChars)
@@ -178,8 +187,3 @@ const decodeBase64 = (base64: string): Uint8Array => {
     return new Uint8Array()
   }
 }
-
-const cut = (text: string, limit: number): string =>
-  text.length <= limit
-    ? text
-    : `${text.slice(0, limit)}\n…[cut: ${text.length - limit} more characters]`

@@ -4,18 +4,20 @@
  * @since 0.1.0
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import {
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js"
-import { SvirError, Tool, type Toolbox, ToolCall, ToolResult } from "@svir/core"
+import { Json, Redaction, SvirError, Tool, type Toolbox, ToolCall, ToolResult } from "@svir/core"
 import { Deferred, Effect, Exit, Result, type Scope, Semaphore } from "effect"
 import * as Content from "./Content.js"
+import { boundedFetch } from "./internal/boundedFetch.js"
+import { cut } from "./internal/cut.js"
 import { describe, isConnectionClosed, isTimeout, toSvirError } from "./internal/failure.js"
 import { listAll } from "./internal/listing.js"
-import { makeTail, waitForExit } from "./internal/process.js"
+import { makeTail } from "./internal/process.js"
+import { GroupStdioTransport } from "./internal/stdioTransport.js"
 import * as ToolName from "./ToolName.js"
 
 /**
@@ -75,6 +77,16 @@ export interface StdioServer {
   readonly cwd?: string | undefined
   /** How long starting and initializing may take. Default 30 000. */
   readonly connectTimeoutMillis?: number | undefined
+  /**
+   * The largest message read from the server, in bytes. A larger answer fails its own call and
+   * is never held in memory whole. Default 10 485 760 (10 MiB).
+   */
+  readonly maxMessageBytes?: number | undefined
+  /**
+   * How long the server may take to exit once its input ends, and again after SIGTERM, before
+   * its process group is sent SIGTERM, then SIGKILL. Default 2 000.
+   */
+  readonly stopGraceMillis?: number | undefined
 }
 
 /**
@@ -89,6 +101,12 @@ export interface HttpServer {
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** How long initializing may take. Default 30 000. */
   readonly connectTimeoutMillis?: number | undefined
+  /**
+   * The largest message read from the server, in bytes. A larger answer fails its own call and
+   * is never held in memory whole; the body of an HTTP error is cut at this size. Default
+   * 10 485 760 (10 MiB).
+   */
+  readonly maxMessageBytes?: number | undefined
 }
 
 /**
@@ -112,6 +130,9 @@ const defaultListTimeoutMillis = 30_000
 const defaultConnectTimeoutMillis = 30_000
 const probeTimeoutMillis = 3_000
 const closeGraceMillis = 3_000
+const defaultStopGraceMillis = 2_000
+// The bound of the SDK's own stdio transport (its HTTP transport has none).
+const defaultMaxMessageBytes = 10 * 1024 * 1024
 const stderrTailChars = 2_000
 
 /**
@@ -145,11 +166,13 @@ export const fromClient = (
     : bridge(client, options, {
         pid: undefined,
         closeReason: () => "the server closed the connection",
+        redaction: Redaction.none,
       })
 
 /**
- * Starts a server process, connects to it over stdio and bridges its tools. When the Scope
- * closes, the process is stopped (end of input, then SIGTERM, then SIGKILL) and waited for. A
+ * Starts a server process in a process group of its own, connects to it over stdio and bridges
+ * its tools. When the Scope closes, the whole group is stopped (end of input, then SIGTERM, then
+ * SIGKILL) and waited for, so that what the server started (through `sh -c` or `npx`) goes too. A
  * server that cannot be started is a Transport error, one that does not initialize in time a
  * Timeout error; both quote the end of what the server wrote to stderr.
  *
@@ -172,6 +195,8 @@ export const stdio = (
   options: Options = {},
 ): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
   Effect.gen(function* () {
+    // A server that fails often prints its environment, or the token it was given, to stderr.
+    const redaction = Redaction.make(Object.values(server.env ?? {}))
     const stderr = makeTail(stderrTailChars)
     const lastWords = () => {
       const text = stderr.text()
@@ -181,12 +206,14 @@ export const stdio = (
       Effect.sync(
         (): StdioChild => ({
           client: new Client(clientInfo),
-          transport: new StdioClientTransport({
+          transport: new GroupStdioTransport({
             command: server.command,
-            args: [...(server.args ?? [])],
-            ...(server.env === undefined ? {} : { env: { ...server.env } }),
-            ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-            stderr: "pipe",
+            args: server.args ?? [],
+            env: server.env,
+            cwd: server.cwd,
+            maxMessageBytes: server.maxMessageBytes ?? defaultMaxMessageBytes,
+            stopGraceMillis: server.stopGraceMillis ?? defaultStopGraceMillis,
+            onStderr: stderr.push,
           }),
           pid: undefined,
           connected: false,
@@ -194,7 +221,6 @@ export const stdio = (
       ),
       closeStdio,
     )
-    child.transport.stderr?.on("data", (chunk: Buffer | string) => stderr.push(String(chunk)))
     yield* Effect.tryPromise({
       try: (signal) => {
         const connecting = child.client.connect(child.transport, {
@@ -202,48 +228,45 @@ export const stdio = (
           timeout: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
         })
         // The process is spawned before connect first waits; a failed connect forgets its id.
-        child.pid = child.transport.pid ?? undefined
+        child.pid = child.transport.pid
         return connecting
       },
       catch: (error) => {
         const failure = toSvirError(`starting the MCP server ${server.command}`, error)
-        return SvirError.make(failure.kind, `${failure.message}${lastWords()}`, { cause: error })
+        return redaction.error(
+          SvirError.make(failure.kind, `${failure.message}${lastWords()}`, { cause: error }),
+        )
       },
     })
     child.connected = true
     return yield* bridge(child.client, options, {
       pid: child.pid,
       closeReason: () => `the server process exited${lastWords()}`,
+      redaction,
     })
   })
 
 interface StdioChild {
   readonly client: Client
-  readonly transport: StdioClientTransport
+  readonly transport: GroupStdioTransport
   pid: number | undefined
   connected: boolean
 }
 
-// A server that never finished initializing is owed no graceful end of input: it is stopped
-// at once, so that a failed start does not leave it running for the SDK's grace period.
+// A server that never finished initializing is owed no graceful end of input: it is sent
+// SIGTERM at once, so that a failed start does not leave it running for a grace period.
 const closeStdio = (child: StdioChild): Effect.Effect<void> =>
   Effect.promise(async () => {
-    const pid = child.pid
-    if (!child.connected && pid !== undefined) {
-      try {
-        process.kill(pid, "SIGTERM")
-      } catch {
-        // Already gone.
-      }
-    }
+    await child.transport.stop(child.connected)
     await child.client.close().catch(() => undefined)
-    await child.transport.close().catch(() => undefined)
-    if (pid !== undefined) await waitForExit(pid, closeGraceMillis)
   })
 
 /**
  * Connects to a server over Streamable HTTP and bridges its tools. When the Scope closes, the
- * session is ended (an HTTP DELETE, given up after a short wait) and the Client closed.
+ * session is ended (an HTTP DELETE, given up after a short wait) and the Client closed. The values
+ * of the configured headers (and the credentials of an `Authorization` header without its scheme)
+ * are replaced by `[redacted]` in every error, failed result and log line of the toolbox, in
+ * whatever form a server echoes them (see `Redaction` of `@svir/core`).
  *
  * @example
  * ```ts
@@ -268,11 +291,13 @@ export const http = (
       try: () => new URL(server.url),
       catch: () => SvirError.make("Config", `${JSON.stringify(String(server.url))} is not a URL`),
     })
+    const redaction = Redaction.make(headerSecrets(server.headers ?? {}))
     const { client, transport } = yield* Effect.acquireRelease(
       Effect.sync(() => ({
         client: new Client(clientInfo),
         transport: new StreamableHTTPClientTransport(url, {
           requestInit: { headers: { ...server.headers } },
+          fetch: boundedFetch(server.maxMessageBytes ?? defaultMaxMessageBytes),
         }),
       })),
       ({ client, transport }) => closeHttp(client, transport),
@@ -283,12 +308,26 @@ export const http = (
           signal,
           timeout: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
         }),
-      catch: (error) => toSvirError(`connecting to the MCP server at ${url.href}`, error),
+      catch: (error) =>
+        redaction.error(toSvirError(`connecting to the MCP server at ${url.href}`, error)),
     })
     return yield* bridge(client, options, {
       pid: undefined,
       closeReason: () => "the connection to the server closed",
+      redaction,
     })
+  })
+
+/**
+ * The header values, and the credentials of `Authorization: <scheme> <credentials>` alone, which
+ * servers echo without the scheme (DECISIONS.md D3).
+ */
+const headerSecrets = (headers: Readonly<Record<string, string>>): Array<string> =>
+  Object.entries(headers).flatMap(([name, value]) => {
+    const credentials = /^\S+\s+(\S.*)$/.exec(value)?.[1]
+    return /^(proxy-)?authorization$/i.test(name) && credentials !== undefined
+      ? [value, credentials]
+      : [value]
   })
 
 const closeHttp = (client: Client, transport: StreamableHTTPClientTransport): Effect.Effect<void> =>
@@ -306,6 +345,8 @@ interface Listing {
   readonly serverNames: ReadonlyMap<string, string>
   /** Offered names given by two of the server's tools: only the first is kept. */
   readonly duplicates: ReadonlyArray<string>
+  /** Tools left out because their input schema nests deeper than `Json.maxDepth`. */
+  readonly tooDeep: ReadonlyArray<string>
 }
 
 const makeListing = (
@@ -316,9 +357,16 @@ const makeListing = (
   const tools: Array<Tool.Tool> = []
   const serverNames = new Map<string, string>()
   const duplicates: Array<string> = []
+  const tooDeep: Array<string> = []
   for (const mcpTool of mcpTools) {
     // A tool that requires task-based execution cannot be answered by `tools/call` alone.
     if (mcpTool.execution?.taskSupport === "required") continue
+    // A schema this deep could not be written out or walked by a codec without overflowing the
+    // stack; the server's other tools stay usable (DECISIONS.md D4).
+    if (Json.valueDepth(mcpTool.inputSchema, Json.maxDepth) > Json.maxDepth) {
+      tooDeep.push(mcpTool.name)
+      continue
+    }
     const name = ToolName.offered(mcpTool.name, prefix)
     if (serverNames.has(name)) {
       duplicates.push(name)
@@ -329,13 +377,15 @@ const makeListing = (
       Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema }),
     )
   }
-  return { version, tools, serverNames, duplicates }
+  return { version, tools, serverNames, duplicates, tooDeep }
 }
 
 interface Connection {
   readonly pid: number | undefined
   /** Why calls can no longer be answered once the transport has closed. */
   readonly closeReason: () => string
+  /** Applied to every error, failed result and log line of the toolbox. */
+  readonly redaction: Redaction.Redaction
 }
 
 // Servers of the 2024-10-07 revision answer with `toolResult` instead of content blocks.
@@ -422,16 +472,27 @@ const bridge = (
       }),
     )
 
+    const { redaction } = connection
+    const warn = (message: string) => Effect.logWarning(redaction.text(message))
+
     const listAt = (version: number): Effect.Effect<Listing, SvirError.SvirError> =>
       client.getServerCapabilities()?.tools === undefined
         ? Effect.succeed(makeListing(version, [], prefix))
         : listAll(client, bounds).pipe(
+            Effect.mapError(redaction.error),
             Effect.map((tools) => makeListing(version, tools, prefix)),
             Effect.tap((listing) =>
               listing.duplicates.length === 0
                 ? Effect.void
-                : Effect.logWarning(
+                : warn(
                     `MCP tools offered under a name already taken were left out: ${listing.duplicates.join(", ")}`,
+                  ),
+            ),
+            Effect.tap((listing) =>
+              listing.tooDeep.length === 0
+                ? Effect.void
+                : warn(
+                    `MCP tools whose input schema nests deeper than ${Json.maxDepth} levels were left out: ${listing.tooDeep.join(", ")}`,
                   ),
             ),
             Effect.tap((listing) =>
@@ -453,7 +514,7 @@ const bridge = (
               const version = state.changes
               return listAt(version).pipe(
                 Effect.catch((error) =>
-                  Effect.logWarning(
+                  warn(
                     `MCP tools could not be listed again; keeping the earlier list: ${error.message}`,
                   ).pipe(
                     Effect.andThen(
@@ -496,7 +557,13 @@ const bridge = (
               } catch {}
             },
           }),
-        catch: (error) => describeFailure(call.name, error),
+        // An error's text is as long as the server made it: redacted whole, then cut like a
+        // result's content.
+        catch: (error) =>
+          cut(
+            redaction.text(describeFailure(call.name, error)),
+            options.maxResultChars ?? Content.defaultMaxChars,
+          ),
       }).pipe(
         Effect.map((result) => Content.toToolResult(call.id, asCallResult(result), contentOptions)),
         Effect.catch((message) => Effect.succeed(ToolResult.error(call.id, message))),
@@ -516,7 +583,7 @@ const bridge = (
       })
     }
 
-    const call = (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
+    const answer = (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
       Effect.gen(function* () {
         const listing = yield* current
         const serverName = listing.serverNames.get(call.name)
@@ -537,6 +604,12 @@ const bridge = (
         }
         return yield* send(call, serverName, args.success)
       })
+
+    // A failure's text may quote what the server echoed of the request.
+    const call = (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
+      Effect.map(answer(call), (result) =>
+        result.isError ? { ...result, content: redaction.text(result.content) } : result,
+      )
 
     yield* listAt(state.changes)
 

@@ -9,6 +9,7 @@ import {
 import { ToolCall } from "@svir/core"
 import { Effect } from "effect"
 import { McpToolbox } from "../src/index.js"
+import { captureLogs } from "./servers.js"
 
 /**
  * A server written message by message over the SDK's in-memory transport, to send what no SDK
@@ -24,7 +25,10 @@ const scripted = (
   Effect.acquireRelease(
     Effect.promise(async () => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      // Answers of the client to the server's own pings, by id.
+      const pings = new Map<string, () => void>()
       serverSide.onmessage = (message: JSONRPCMessage) => {
+        if (!("method" in message) && "id" in message) pings.get(String(message.id))?.()
         if (!("method" in message) || !("id" in message)) return
         const reply =
           message.method === "initialize"
@@ -46,10 +50,15 @@ const scripted = (
       await serverSide.start()
       const client = new Client({ name: "test", version: "1.0.0" })
       await client.connect(clientSide)
-      // The client handles a notification asynchronously: give it a moment to land.
-      const notifyToolsChanged = Effect.promise(() =>
-        serverSide.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }),
-      ).pipe(Effect.andThen(Effect.sleep("20 millis")))
+      // The client handles a notification asynchronously, and the messages that come after it in
+      // order: once it has answered a ping sent next, the notification has landed.
+      const notifyToolsChanged = Effect.promise(async () => {
+        await serverSide.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" })
+        const id = `ping-${crypto.randomUUID()}`
+        const answered = new Promise<void>((resolve) => pings.set(id, resolve))
+        await serverSide.send({ jsonrpc: "2.0", id, method: "ping" })
+        await answered
+      })
       return Object.assign(client, { notifyToolsChanged })
     }),
     (client) => Effect.promise(() => client.close()),
@@ -140,12 +149,15 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
             }
           : { result: { content: [{ type: "text", text: "found" }] } },
       )
-      const toolbox = yield* McpToolbox.fromClient(client)
+      const logs = captureLogs()
+      const toolbox = yield* McpToolbox.fromClient(client).pipe(Effect.provide(logs.layer))
       const tools = yield* toolbox.tools
       assert.deepStrictEqual(
         tools.map((tool) => [tool.name, tool.description]),
         [["lookup", ""]],
       )
+      assert.strictEqual(logs.logged.length, 1)
+      assert.include(logs.logged[0], "name already taken were left out: lookup")
     }),
   )
 
@@ -164,8 +176,12 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
           result: { tools: [{ name: `lookup_v${listing}`, inputSchema: { type: "object" } }] },
         }
       })
+      const logs = captureLogs()
       const toolbox = yield* McpToolbox.fromClient(client)
-      const names = toolbox.tools.pipe(Effect.map((tools) => tools.map((tool) => tool.name)))
+      const names = toolbox.tools.pipe(
+        Effect.map((tools) => tools.map((tool) => tool.name)),
+        Effect.provide(logs.layer),
+      )
       assert.deepStrictEqual(yield* names, ["lookup_v1"])
       yield* client.notifyToolsChanged
       assert.deepStrictEqual(yield* names, ["lookup_v1"])
@@ -174,6 +190,8 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
       yield* client.notifyToolsChanged
       assert.deepStrictEqual(yield* names, ["lookup_v3"])
       assert.strictEqual(listing, 3)
+      assert.strictEqual(logs.logged.length, 1)
+      assert.include(logs.logged[0], "could not be listed again; keeping the earlier list")
     }),
   )
 

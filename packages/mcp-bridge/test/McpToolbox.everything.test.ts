@@ -3,7 +3,14 @@ import { afterEach, assert, describe, it } from "@effect/vitest"
 import { Tool, Toolbox, ToolCall } from "@svir/core"
 import { Effect, Exit, Scope } from "effect"
 import { McpToolbox } from "../src/index.js"
-import { assertNoChildLeft, callThenKill, childPids, isAlive, referenceServer } from "./servers.js"
+import {
+  assertNoChildLeft,
+  callThenKill,
+  childPids,
+  isAlive,
+  progressOf,
+  referenceServer,
+} from "./servers.js"
 
 const everything = (options: McpToolbox.Options = {}) =>
   McpToolbox.stdio(
@@ -133,15 +140,18 @@ describe("McpToolbox over stdio, with @modelcontextprotocol/server-everything", 
 
   it.live("fails every call in flight at once when the server process dies", () =>
     Effect.gen(function* () {
-      const toolbox = yield* everything({ timeoutMillis: 20_000 })
+      const progress = progressOf(["c1", "c2"])
+      const toolbox = yield* everything({ timeoutMillis: 20_000, onProgress: progress.onProgress })
+      // Many steps, so that each call reports progress soon after it starts.
       const slow = ToolCall.make(
         "c1",
         "trigger-long-running-operation",
-        '{"duration": 15, "steps": 1}',
+        '{"duration": 15, "steps": 1000}',
       )
       const { failed, contents, millisAfterKill } = yield* callThenKill(
         toolbox,
         [slow, { ...slow, id: "c2" }],
+        progress.allReported,
         () => process.kill(toolbox.pid!, "SIGKILL"),
       )
       assert.isBelow(millisAfterKill, 5_000)

@@ -13,6 +13,7 @@ import {
   callThenKill,
   childPids,
   isAlive,
+  progressOf,
   serveHttp,
   spawnHttpServer,
 } from "./servers.js"
@@ -285,12 +286,19 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
   it.live("fails every call in flight at once when the server process is killed", () =>
     Effect.gen(function* () {
       const { url, child } = yield* spawnHttpServer
-      const toolbox = yield* McpToolbox.http({ url }, { timeoutMillis: 30_000 })
+      const progress = progressOf(["c1", "c2"])
+      const toolbox = yield* McpToolbox.http(
+        { url },
+        { timeoutMillis: 30_000, onProgress: progress.onProgress },
+      )
       const alive = yield* toolbox.call(ToolCall.make("c0", "echo"))
       assert.strictEqual(alive.content, "still here")
       const calls = [ToolCall.make("c1", "hang"), ToolCall.make("c2", "hang")]
-      const { failed, contents, millisAfterKill } = yield* callThenKill(toolbox, calls, () =>
-        child.kill("SIGKILL"),
+      const { failed, contents, millisAfterKill } = yield* callThenKill(
+        toolbox,
+        calls,
+        progress.allReported,
+        () => child.kill("SIGKILL"),
       )
       assert.isBelow(millisAfterKill, 5_000)
       assert.deepStrictEqual(failed, [

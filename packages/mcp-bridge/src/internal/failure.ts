@@ -1,6 +1,7 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { SvirError } from "@svir/core"
+import { answerTooLargeCode } from "./bounded.js"
 
 /** Whether the SDK rejected because the connection closed under the request. */
 export const isConnectionClosed = (error: unknown): boolean =>
@@ -35,14 +36,20 @@ export const describe = (error: unknown): string => {
   return String(error)
 }
 
+/** Whether the answer was refused for its size, by the transport that put an error in its place. */
+const isAnswerTooLarge = (error: unknown): boolean =>
+  error instanceof McpError && error.code === answerTooLargeCode
+
 /**
  * A rejection of the SDK as a typed error: a timeout, a closed connection or an HTTP failure
- * (by its status), an error answer of the server, or an answer that does not fit the protocol.
+ * (by its status), an answer too large to read, an error answer of the server, or an answer that
+ * does not fit the protocol.
  */
 export const toSvirError = (doing: string, error: unknown): SvirError.SvirError => {
   const message = `${doing} failed: ${describe(error)}`
   if (isTimeout(error)) return SvirError.make("Timeout", message, { cause: error })
   if (isConnectionClosed(error)) return SvirError.make("Transport", message, { cause: error })
+  if (isAnswerTooLarge(error)) return SvirError.make("ResponseLimit", message, { cause: error })
   if (error instanceof McpError) {
     return SvirError.make("Server", message, { serverMessage: error.message, cause: error })
   }
