@@ -65,14 +65,11 @@ export const isObject = (value: unknown): value is { readonly [key: string]: unk
 export const textDepth = (text: string, limit: number = Number.POSITIVE_INFINITY): number => {
   let depth = 0
   let deepest = 0
-  let inString = false
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
-    if (inString) {
-      if (code === 92 /* \ */) i++
-      else if (code === 34 /* " */) inString = false
-    } else if (code === 34) {
-      inString = true
+    if (code === 34 /* " */) {
+      // Jump to the string's closing quote: most of a chunk's text is inside strings.
+      i = stringEnd(text, i)
     } else if (code === 91 /* [ */ || code === 123 /* { */) {
       depth++
       if (depth > deepest) {
@@ -84,6 +81,18 @@ export const textDepth = (text: string, limit: number = Number.POSITIVE_INFINITY
     }
   }
   return deepest
+}
+
+/** The offset of the quote that closes the string opened at `open` (the text's end if none). */
+const stringEnd = (text: string, open: number): number => {
+  let quote = text.indexOf('"', open + 1)
+  while (quote !== -1) {
+    let backslashes = 0
+    while (text.charCodeAt(quote - 1 - backslashes) === 92 /* \\ */) backslashes++
+    if (backslashes % 2 === 0) return quote
+    quote = text.indexOf('"', quote + 1)
+  }
+  return text.length
 }
 
 /**

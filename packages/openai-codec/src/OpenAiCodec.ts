@@ -19,7 +19,8 @@ import type * as RequestBody from "./RequestBody.js"
  *
  * - `mode`: `"strict"` (the default) fails on any wire shape that is not Chat Completions;
  *   `"lenient"` carries on where it safely can (invalid UTF-8 becomes U+FFFD, arguments sent as a
- *   JSON object are read, unknown shapes and finish reasons are skipped or read as `stop`).
+ *   JSON object are read, a call index sent as digits or as anything odd still places the call,
+ *   unknown shapes and finish reasons are skipped or read as `stop`), and never drops a call.
  * - `maxBytes`: the most bytes of one streamed answer (default 64 MiB).
  * - `maxEventBytes`: the most bytes of one Server-Sent Event (default 4 MiB).
  * - `maxCalls`: the most calls in one answer (default 128).
@@ -101,8 +102,8 @@ export const encode = (
 
 /**
  * Reads a whole (non-streamed) response body into a Completion. An error body (`{"error": ...}`,
- * `{"detail": ...}`) gives a Server, ContextOverflow or ContentFilter error with the server's
- * words.
+ * `{"detail": ...}`) gives a Server, ContextOverflow or ContentFilter error, with the server's
+ * words in `serverMessage` (never in `message`, which gets logged).
  *
  * @since 0.1.0
  * @category decoding

@@ -2,25 +2,12 @@ import { assert, describe } from "@effect/vitest"
 import { fc, it } from "@fast-check/vitest"
 import type { Event } from "@svir/core"
 import { OpenAiCodec } from "../src/index.js"
-import { expectations, feed, inputBytes, loadCases, optionsFor } from "./support/cases.js"
+import { cutAt, expectations, feed, inputBytes, loadCases, optionsFor } from "./support/cases.js"
 
 const streamed = loadCases().flatMap((c) => {
   const bytes = inputBytes(c)
   return bytes === undefined ? [] : expectations(c).map(([mode]) => ({ c, mode, bytes }))
 })
-
-/** Cuts the bytes at the given points. */
-const cutAt = (bytes: Uint8Array, points: ReadonlyArray<number>): Array<Uint8Array> => {
-  const sorted = [...new Set(points.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b)
-  const chunks: Array<Uint8Array> = []
-  let start = 0
-  for (const point of sorted) {
-    chunks.push(bytes.subarray(start, point))
-    start = point
-  }
-  chunks.push(bytes.subarray(start))
-  return chunks
-}
 
 /** The pieces of each kind joined, and the arguments of each call index joined. */
 const joined = (events: ReadonlyArray<Event.Event>) => {

@@ -1,9 +1,9 @@
 import type { ToolCall } from "@svir/core"
-import { Completion, Event, SvirError } from "@svir/core"
+import { Completion, Event, Json, SvirError } from "@svir/core"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
-export type Json = { readonly [key: string]: unknown }
+type JsonObject = { readonly [key: string]: unknown }
 
 /** A call being assembled from its pieces. */
 interface CallSlot {
@@ -16,15 +16,35 @@ interface CallSlot {
   readonly wireIndex: number | undefined
 }
 
-export const isObject = (u: unknown): u is Json =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+/** A shape that is not Chat Completions: a Protocol error. */
+export const notChatCompletions = (what: string): SvirError.SvirError =>
+  SvirError.make("Protocol", `the server sent ${what}, which is not Chat Completions`)
+
+/** D25: JSON nested deeper than `Json.maxDepth` is refused before it is read. */
+export const tooDeep = (what: string): SvirError.SvirError =>
+  SvirError.make(
+    "Protocol",
+    `the server sent ${what} whose JSON nests deeper than ${Json.maxDepth} levels`,
+  )
+
+const wholeNumber = /^\d{1,15}$/
+
+/**
+ * D27: an index (of a choice or a call) is a whole number from 0; lenient mode also reads its
+ * digits as a string ("1"). `undefined` when absent or not an index.
+ */
+export const readIndex = (value: unknown, lenient: boolean): number | undefined => {
+  if (typeof value === "number") return Number.isInteger(value) && value >= 0 ? value : undefined
+  if (lenient && typeof value === "string" && wholeNumber.test(value)) return Number(value)
+  return undefined
+}
 
 /** Whether any content-filter result in an Azure annotation says it filtered the text. */
 export const isFiltered = (results: unknown): boolean => {
-  if (!isObject(results)) return false
+  if (!Json.isObject(results)) return false
   for (const key in results) {
     const result = results[key]
-    if (isObject(result) && result.filtered === true) return true
+    if (Json.isObject(result) && result.filtered === true) return true
   }
   return false
 }
@@ -32,17 +52,17 @@ export const isFiltered = (results: unknown): boolean => {
 /** Whether an Azure prompt report says a filter stopped the prompt. */
 export const promptFiltered = (reports: unknown): boolean =>
   Array.isArray(reports) &&
-  reports.some((report) => isObject(report) && isFiltered(report.content_filter_results))
+  reports.some((report) => Json.isObject(report) && isFiltered(report.content_filter_results))
 
 /** Reads a `usage` object; `undefined` when it is not one. */
 export const readUsage = (usage: unknown): Completion.Usage | undefined => {
-  if (!isObject(usage)) return undefined
+  if (!Json.isObject(usage)) return undefined
   const input = typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0
   const output = typeof usage.completion_tokens === "number" ? usage.completion_tokens : 0
   const total = typeof usage.total_tokens === "number" ? usage.total_tokens : input + output
   const details = usage.completion_tokens_details
   const reasoning =
-    isObject(details) && typeof details.reasoning_tokens === "number"
+    Json.isObject(details) && typeof details.reasoning_tokens === "number"
       ? details.reasoning_tokens
       : undefined
   return reasoning === undefined ? { input, output, total } : { input, output, total, reasoning }
@@ -108,15 +128,13 @@ export class Answer {
 
   /** A shape this decoder does not know: Protocol in strict mode, skipped in lenient mode. */
   private unknownShape(what: string): SvirError.SvirError | undefined {
-    return this.options.lenient
-      ? undefined
-      : SvirError.make("Protocol", `the server sent ${what}, which is not Chat Completions`)
+    return this.options.lenient ? undefined : notChatCompletions(what)
   }
 
   /** Reads one chunk of a stream. */
   chunk(body: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
-    if (!isObject(body)) return this.unknownShape("a chunk that is not a JSON object")
-    if (ServerError.isErrorBody(body)) return ServerError.fromBody(body)
+    if (!Json.isObject(body)) return this.unknownShape("a chunk that is not a JSON object")
+    if (ServerError.isErrorBody(body)) return ServerError.fromBody(body, "in the stream")
     if (this.id === undefined && typeof body.id === "string" && body.id !== "") this.id = body.id
     if (this.model === undefined && typeof body.model === "string" && body.model !== "") {
       this.model = body.model
@@ -124,8 +142,13 @@ export class Answer {
     const usage = body.usage
     if (usage !== undefined && usage !== null) {
       const read = readUsage(usage)
-      if (read === undefined) return this.unknownShape("a usage that is not an object")
-      this.usage = read
+      // Lenient mode skips the usage only: the rest of the chunk can hold calls.
+      if (read === undefined) {
+        const error = this.unknownShape("a usage that is not an object")
+        if (error !== undefined) return error
+      } else {
+        this.usage = read
+      }
     }
     const promptFilter = body.prompt_filter_results
     if (promptFilter !== undefined && promptFiltered(promptFilter)) this.filtered = true
@@ -145,15 +168,21 @@ export class Answer {
   }
 
   private choice(choice: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
-    if (!isObject(choice)) return this.unknownShape("a choice that is not an object")
-    const index = choice.index
-    if (index !== undefined && index !== null && index !== 0) {
+    if (!Json.isObject(choice)) return this.unknownShape("a choice that is not an object")
+    const rawIndex = choice.index
+    const index = readIndex(rawIndex, this.options.lenient)
+    if (index === undefined && rawIndex !== undefined && rawIndex !== null) {
+      // D27: lenient mode reads a choice with an odd index as the one asked for, so that its
+      // calls are not lost.
+      const error = this.unknownShape("a choice index that is not a whole number")
+      if (error !== undefined) return error
+    } else if (index !== undefined && index !== 0) {
       // D16: only one choice is asked for; another one cannot be told apart from the first.
       return this.options.lenient
         ? undefined
         : SvirError.make(
             "Unsupported",
-            `the server sent choice ${String(index)}; only one choice (n = 1) is supported`,
+            `the server sent choice ${index}; only one choice (n = 1) is supported`,
           )
     }
     if (choice.content_filter_results !== undefined && isFiltered(choice.content_filter_results)) {
@@ -161,8 +190,10 @@ export class Answer {
     }
     const delta = choice.delta
     if (delta !== undefined && delta !== null) {
-      if (!isObject(delta)) return this.unknownShape("a delta that is not an object")
-      const error = this.delta(delta, out)
+      // Lenient mode skips the delta only: the finish reason beside it still counts (D21).
+      const error = Json.isObject(delta)
+        ? this.delta(delta, out)
+        : this.unknownShape("a delta that is not an object")
       if (error !== undefined) return error
     }
     const finish = choice.finish_reason
@@ -177,7 +208,7 @@ export class Answer {
       : SvirError.make("Protocol", "the server sent more of the answer after its finish reason")
   }
 
-  private delta(delta: Json, out: Array<Event.Event>): SvirError.SvirError | undefined {
+  private delta(delta: JsonObject, out: Array<Event.Event>): SvirError.SvirError | undefined {
     const content = this.piecesOf(delta.content, this.text, Event.textDelta, "content", out)
     if (content !== undefined) return content
     // D13: mlx-vlm sends the same text under both keys; reasoning_content is read first.
@@ -196,7 +227,8 @@ export class Answer {
     if (refusal !== undefined) return refusal
     const toolCalls = delta.tool_calls
     if (toolCalls !== undefined && toolCalls !== null) {
-      if (!Array.isArray(toolCalls)) return this.unknownShape("tool_calls that are not an array")
+      // D27: a call the decoder cannot read is an error in both modes; skipping it would lose it.
+      if (!Array.isArray(toolCalls)) return notChatCompletions("tool_calls that are not an array")
       if (toolCalls.length > 0 && this.finish !== undefined) {
         const error = this.afterFinish()
         if (error !== undefined) return error
@@ -233,12 +265,19 @@ export class Answer {
   }
 
   private piece(piece: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
-    if (!isObject(piece)) return this.unknownShape("a tool call piece that is not an object")
+    // D27: a call the decoder cannot read is an error in both modes; skipping it would lose it.
+    if (!Json.isObject(piece)) return notChatCompletions("a tool call piece that is not an object")
     const fn = piece.function
-    if (fn !== undefined && fn !== null && !isObject(fn)) {
-      return this.unknownShape("a tool call whose function is not an object")
+    if (fn !== undefined && fn !== null && !Json.isObject(fn)) {
+      return notChatCompletions("a tool call whose function is not an object")
     }
-    const wireIndex = piece.index
+    const rawIndex = piece.index
+    const wireIndex = readIndex(rawIndex, this.options.lenient)
+    if (wireIndex === undefined && rawIndex !== undefined && rawIndex !== null) {
+      // D27: lenient mode places a piece with an odd index as if it had none (D19).
+      const error = this.unknownShape("a tool call index that is not a whole number")
+      if (error !== undefined) return error
+    }
     const id = typeof piece.id === "string" && piece.id !== "" ? piece.id : undefined
     // D18: a name that is empty or null on a continuation piece says nothing.
     const rawName = fn?.name
@@ -248,10 +287,7 @@ export class Answer {
 
     let slot: number | undefined
     let adopted: string | undefined
-    if (typeof wireIndex === "number") {
-      if (!Number.isInteger(wireIndex) || wireIndex < 0) {
-        return this.unknownShape(`a tool call index ${wireIndex}`)
-      }
+    if (wireIndex !== undefined) {
       slot = this.callAtIndex.get(wireIndex)
       if (slot !== undefined && id !== undefined && id !== this.calls[slot]!.id) {
         const call = this.calls[slot]!
@@ -266,12 +302,10 @@ export class Answer {
         } else {
           return SvirError.make(
             "Protocol",
-            `the id of the call at index ${wireIndex} changed from ${call.id} to ${id} with no new name`,
+            `the id of the call at index ${wireIndex} changed with no new name`,
           )
         }
       }
-    } else if (wireIndex !== undefined && wireIndex !== null) {
-      return this.unknownShape("a tool call index that is not a number")
     } else {
       // D19: with no index, an id names the call; a piece with neither id nor name continues the
       // last call; a name alone starts a new call.
@@ -297,12 +331,12 @@ export class Answer {
         generated,
         name: name ?? "",
         fragments: fragment === "" ? [] : [fragment],
-        wireIndex: typeof wireIndex === "number" ? wireIndex : undefined,
+        wireIndex,
       }
       // D23: an id another call already has is kept; the encoder answers such calls in order.
       this.calls.push(call)
       this.ids.add(call.id)
-      if (typeof wireIndex === "number") this.callAtIndex.set(wireIndex, slot)
+      if (wireIndex !== undefined) this.callAtIndex.set(wireIndex, slot)
       out.push(
         name === undefined
           ? Event.toolCallDelta({ index: slot, id: call.id, arguments: fragment })
@@ -349,7 +383,9 @@ export class Answer {
     if (finish === "") return undefined
     const read = readFinish(finish)
     if (read === undefined && !this.options.lenient) {
-      return SvirError.make("Protocol", `the server sent the unknown finish reason ${finish}`)
+      return SvirError.make("Protocol", "the server sent an unknown finish reason", {
+        serverMessage: finish,
+      })
     }
     if (this.finish === undefined) this.finish = read ?? "stop"
     return undefined
@@ -403,7 +439,8 @@ export interface Draft {
 /**
  * Decides the finish reason and which calls are released (D14, D21): none from an answer a
  * filter stopped, cut off by `length`, or that refused; `stop` with calls means the calls were
- * made (vLLM, OpenAI and Gemini finish a forced call with `stop`).
+ * made (vLLM, OpenAI and Gemini finish a forced call with `stop`); `tool_calls` with no call is
+ * an error (D28).
  */
 export const settle = (draft: Draft): Completion.Completion | SvirError.SvirError => {
   let finish: Completion.FinishReason
@@ -416,12 +453,17 @@ export const settle = (draft: Draft): Completion.Completion | SvirError.SvirErro
     finish = "refusal"
   } else if (draft.calls.length > 0) {
     for (const call of draft.calls) {
-      if (call.name === "") {
-        return SvirError.make("Protocol", `the server sent call ${call.id} without a name`)
-      }
+      if (call.name === "")
+        return SvirError.make("Protocol", "the server sent a call without a name")
     }
     finish = "tool_calls"
     calls = draft.calls
+  } else if (draft.finish === "tool_calls") {
+    // D28: the server says the model called, and sent no call to run.
+    return SvirError.make(
+      "Protocol",
+      "the server finished the answer with tool_calls but sent no call",
+    )
   } else {
     finish = "stop"
   }

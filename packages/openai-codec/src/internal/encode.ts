@@ -1,5 +1,5 @@
 import type { Message, Request, Tool, ToolCall, ToolResult } from "@svir/core"
-import { SvirError } from "@svir/core"
+import { Json, SvirError } from "@svir/core"
 import * as Base64 from "effect/encoding/Base64"
 import type * as RequestBody from "../RequestBody.js"
 
@@ -25,6 +25,10 @@ export const encodeBody = (
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort
+  for (const tool of request.tools) {
+    const deep = tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
+    if (deep !== undefined) return deep
+  }
   if (request.tools.length > 0) body.tools = request.tools.map(encodeTool)
   const choice = request.toolChoice
   switch (choice._tag) {
@@ -42,10 +46,23 @@ export const encodeBody = (
       break
   }
   const format = request.responseFormat
+  if (format?._tag === "JsonSchema") {
+    const deep = tooDeep(format.schema, `the schema of the response format ${format.name}`)
+    if (deep !== undefined) return deep
+  }
   if (format !== undefined) body.response_format = encodeResponseFormat(format)
   if (!stream) return body
   return { ...body, stream: true, stream_options: { include_usage: true } }
 }
+
+/**
+ * D25: a schema nested deeper than `Json.maxDepth` (or one that refers to itself) is refused
+ * here, rather than making `JSON.stringify` of the body throw in the transport.
+ */
+const tooDeep = (schema: object, what: string): SvirError.SvirError | undefined =>
+  Json.valueDepth(schema, Json.maxDepth) > Json.maxDepth
+    ? unsupported(`${what} nests deeper than ${Json.maxDepth} levels, or refers to itself`)
+    : undefined
 
 const encodeTool = (tool: Tool.Tool): RequestBody.FunctionTool => {
   // A tool with no schema, or `{}`, is sent as an object with no properties.

@@ -1,19 +1,18 @@
 import type { Completion, ToolCall } from "@svir/core"
-import { SvirError } from "@svir/core"
+import { Json, SvirError } from "@svir/core"
+import { Result } from "effect"
 import {
   isFiltered,
-  isObject,
+  notChatCompletions,
   promptFiltered,
   readArguments,
   readFinish,
   readUsage,
   settle,
+  tooDeep,
 } from "./answer.js"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
-
-const protocol = (what: string): SvirError.SvirError =>
-  SvirError.make("Protocol", `the server sent ${what}, which is not Chat Completions`)
 
 /** Reads a whole (non-streamed) response body. */
 export const decodeResponse = (
@@ -27,18 +26,19 @@ export const decodeResponse = (
       `the response is longer than ${options.maxBytes} bytes (the maxBytes option)`,
     )
   }
-  let body: unknown
-  try {
-    // A byte order mark some servers put first is not JSON; it is dropped.
-    body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-  } catch {
-    return SvirError.make("Protocol", `the response is not JSON: ${text.slice(0, 200)}`)
+  // A byte order mark some servers put first is not JSON; it is dropped.
+  const parsed = Json.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  if (Result.isFailure(parsed)) {
+    return parsed.failure.reason === "TooDeep"
+      ? tooDeep("a response")
+      : SvirError.make("Protocol", "the response is not JSON", { serverMessage: text })
   }
-  if (!isObject(body)) return protocol("a response that is not a JSON object")
-  if (ServerError.isErrorBody(body)) return ServerError.fromBody(body)
+  const body = parsed.success
+  if (!Json.isObject(body)) return notChatCompletions("a response that is not a JSON object")
+  if (ServerError.isErrorBody(body)) return ServerError.fromBody(body, "instead of an answer")
   const promptWasFiltered = promptFiltered(body.prompt_filter_results)
   const choices = body.choices
-  if (!Array.isArray(choices)) return protocol("a response with no choices")
+  if (!Array.isArray(choices)) return notChatCompletions("a response with no choices")
   if (choices.length > 1 && !options.lenient) {
     return SvirError.make(
       "Unsupported",
@@ -50,7 +50,7 @@ export const decodeResponse = (
   const id = typeof body.id === "string" && body.id !== "" ? body.id : undefined
   const model = typeof body.model === "string" && body.model !== "" ? body.model : undefined
   if (choice === undefined) {
-    if (!promptWasFiltered) return protocol("a response with no choices")
+    if (!promptWasFiltered) return notChatCompletions("a response with no choices")
     return settle({
       id,
       model,
@@ -63,7 +63,8 @@ export const decodeResponse = (
       usage,
     })
   }
-  if (!isObject(choice) || !isObject(choice.message)) return protocol("a choice with no message")
+  if (!Json.isObject(choice) || !Json.isObject(choice.message))
+    return notChatCompletions("a choice with no message")
   const message = choice.message
   const content = readText(message.content, options)
   if (content instanceof SvirError.SvirError) return content
@@ -82,7 +83,8 @@ export const decodeResponse = (
     if (!options.lenient) {
       return SvirError.make(
         "Protocol",
-        `the response has the finish reason ${JSON.stringify(finishReason ?? null)}, which is not one of Chat Completions'`,
+        "the response has no finish reason, or one that is not Chat Completions'",
+        typeof finishReason === "string" ? { serverMessage: finishReason } : {},
       )
     }
     finish = "stop"
@@ -103,7 +105,7 @@ export const decodeResponse = (
 const readText = (value: unknown, options: Options.Resolved): string | SvirError.SvirError => {
   if (typeof value === "string") return value
   if (value === undefined || value === null) return ""
-  return options.lenient ? "" : protocol("a text field that is not a string")
+  return options.lenient ? "" : notChatCompletions("a text field that is not a string")
 }
 
 const readCalls = (
@@ -111,7 +113,7 @@ const readCalls = (
   options: Options.Resolved,
 ): Array<ToolCall.ToolCall> | SvirError.SvirError => {
   if (value === undefined || value === null) return []
-  if (!Array.isArray(value)) return protocol("tool_calls that are not an array")
+  if (!Array.isArray(value)) return notChatCompletions("tool_calls that are not an array")
   if (value.length > options.maxCalls) {
     return SvirError.make(
       "ResponseLimit",
@@ -121,7 +123,8 @@ const readCalls = (
   const calls: Array<ToolCall.ToolCall> = []
   const ids = new Set<string>()
   for (const item of value) {
-    if (!isObject(item) || !isObject(item.function)) return protocol("a tool call with no function")
+    if (!Json.isObject(item) || !Json.isObject(item.function))
+      return notChatCompletions("a tool call with no function")
     const fn = item.function
     const name = typeof fn.name === "string" ? fn.name : ""
     const args = readArguments(fn.arguments, options.lenient)

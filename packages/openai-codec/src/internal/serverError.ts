@@ -3,6 +3,9 @@ import { SvirError } from "@svir/core"
 const overflowCodes = new Set(["context_length_exceeded", "exceed_context_size_error"])
 const overflowWords = /context[ _-]?(length|size|window)/i
 
+/** Where the server reported the error, in the words of the error's message. */
+export type Place = "in the stream" | "instead of an answer"
+
 /**
  * Whether a body is an error body: `{"error": {...}}`, `{"error": "text"}` (mlx-lm), or
  * `{"detail": ...}` with no answer in it (mlx-vlm, FastAPI servers). D12.
@@ -13,8 +16,15 @@ export const isErrorBody = (body: { readonly [key: string]: unknown }): boolean 
   return body.detail !== undefined && body.detail !== null && body.choices === undefined
 }
 
-/** The error a server's error body stands for, with the server's own message. */
-export const fromBody = (body: { readonly [key: string]: unknown }): SvirError.SvirError => {
+/**
+ * The error a server's error body stands for, with the server's own words in `serverMessage`.
+ * The body was read by `Json.parse`, so it nests at most `Json.maxDepth` levels and
+ * `JSON.stringify` can write it.
+ */
+export const fromBody = (
+  body: { readonly [key: string]: unknown },
+  place: Place,
+): SvirError.SvirError => {
   const error = body.error
   let message: string | undefined
   let code: unknown
@@ -27,15 +37,20 @@ export const fromBody = (body: { readonly [key: string]: unknown }): SvirError.S
   } else {
     message = detailMessage(body.detail)
   }
-  return fromMessage(message ?? JSON.stringify(body), code)
+  return fromMessage(message ?? JSON.stringify(body), code, place)
 }
 
 /** The error of an `event: error` whose data is not a JSON error body. */
-export const fromText = (text: string): SvirError.SvirError => fromMessage(text, undefined)
+export const fromText = (text: string): SvirError.SvirError =>
+  fromMessage(text, undefined, "in the stream")
 
-const fromMessage = (message: string, code: unknown): SvirError.SvirError => {
-  const details = { serverMessage: message }
-  if ((typeof code === "string" && overflowCodes.has(code)) || overflowWords.test(message)) {
+/**
+ * D26: the server's words go to `serverMessage` only. They can echo the prompt or a key, and an
+ * error's message is what gets logged.
+ */
+const fromMessage = (serverMessage: string, code: unknown, place: Place): SvirError.SvirError => {
+  const details = { serverMessage }
+  if ((typeof code === "string" && overflowCodes.has(code)) || overflowWords.test(serverMessage)) {
     return SvirError.make(
       "ContextOverflow",
       "the request does not fit the model's context window",
@@ -49,7 +64,7 @@ const fromMessage = (message: string, code: unknown): SvirError.SvirError => {
       details,
     )
   }
-  return SvirError.make("Server", `the server failed the answer: ${cut(message)}`, details)
+  return SvirError.make("Server", `the server reported an error ${place}`, details)
 }
 
 const detailMessage = (detail: unknown): string | undefined => {
@@ -68,5 +83,3 @@ const detailMessage = (detail: unknown): string | undefined => {
   }
   return undefined
 }
-
-const cut = (text: string): string => (text.length <= 300 ? text : `${text.slice(0, 300)}…`)

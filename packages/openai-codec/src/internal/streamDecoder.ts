@@ -1,6 +1,7 @@
 import type { Codec } from "@svir/core"
-import { Event, SvirError } from "@svir/core"
-import { Answer } from "./answer.js"
+import { Event, Json, SvirError } from "@svir/core"
+import { Result } from "effect"
+import { Answer, tooDeep } from "./answer.js"
 import type * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
@@ -287,21 +288,21 @@ export class StreamDecoder implements Codec.StreamDecoder {
       this.fail(errorEvent(data))
       return
     }
-    let body: unknown
-    try {
-      body = JSON.parse(data)
-    } catch {
-      if (!this.options.lenient) {
+    const body = Json.parse(data)
+    if (Result.isFailure(body)) {
+      // D25: JSON too deep to read may hold anything, a call too; lenient mode skips only data
+      // that is not JSON at all.
+      if (body.failure.reason === "TooDeep") this.fail(tooDeep("an event"))
+      else if (!this.options.lenient) {
         this.fail(
-          SvirError.make(
-            "Protocol",
-            `the server sent an event whose data is not JSON: ${data.slice(0, 200)}`,
-          ),
+          SvirError.make("Protocol", "the server sent an event whose data is not JSON", {
+            serverMessage: data,
+          }),
         )
       }
       return
     }
-    const error = this.answer.chunk(body, this.events)
+    const error = this.answer.chunk(body.success, this.events)
     if (error !== undefined) this.fail(error)
   }
 }
@@ -315,18 +316,13 @@ const isDone = (buffer: Uint8Array, start: number, end: number): boolean =>
   buffer[start + 4] === 69 &&
   buffer[start + 5] === 93
 
-/** `event: error`: a JSON error body, or the server's words as text. */
+/** `event: error`: a JSON error body, or the server's words as text (also JSON too deep to read). */
 const errorEvent = (data: string): SvirError.SvirError => {
-  try {
-    const body: unknown = JSON.parse(data)
-    if (typeof body === "object" && body !== null && !Array.isArray(body)) {
-      const fields = body as { readonly [key: string]: unknown }
-      return ServerError.isErrorBody(fields)
-        ? ServerError.fromBody(fields)
-        : ServerError.fromBody({ error: fields })
-    }
-  } catch {
-    // Not JSON: the data is the message.
+  const body = Json.parse(data)
+  if (Result.isSuccess(body) && Json.isObject(body.success)) {
+    return ServerError.isErrorBody(body.success)
+      ? ServerError.fromBody(body.success, "in the stream")
+      : ServerError.fromBody({ error: body.success }, "in the stream")
   }
   return ServerError.fromText(data)
 }

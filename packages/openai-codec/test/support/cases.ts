@@ -87,3 +87,16 @@ export const expectations = (
   }
   return runs
 }
+
+/** Cuts the bytes at the given points. */
+export const cutAt = (bytes: Uint8Array, points: ReadonlyArray<number>): Array<Uint8Array> => {
+  const sorted = [...new Set(points.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b)
+  const chunks: Array<Uint8Array> = []
+  let start = 0
+  for (const point of sorted) {
+    chunks.push(bytes.subarray(start, point))
+    start = point
+  }
+  chunks.push(bytes.subarray(start))
+  return chunks
+}
