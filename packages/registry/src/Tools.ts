@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { SvirError, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import { Data, Duration, Effect, Option, type Pipeable } from "effect"
 import { dual } from "effect/Function"
 import * as Arguments from "./Arguments.js"
@@ -35,7 +35,34 @@ export interface Tools<R = never> extends Toolbox.Toolbox<R>, Pipeable.Pipeable 
 export type Output = Entry.Output
 
 /**
- * A handler: the decoded arguments and the call they came with, to an {@link Output}.
+ * What a handler is given besides its arguments and its call. `signal` is aborted when the call
+ * is stopped (its timeout passed, or the caller interrupted it), so that a handler that returns a
+ * Promise can stop its work: pass it on to `fetch` and the like. The call's result never waits
+ * for the Promise after that.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Tools } from "@svir/registry"
+ *
+ * const Page = Schema.Struct({ url: Schema.String })
+ *
+ * const tools = Tools.empty.pipe(
+ *   Tools.add("page", "Fetch a web page.", Page, async ({ url }, _call, { signal }) => {
+ *     const response = await fetch(url, { signal })
+ *     return response.text()
+ *   }),
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HandlerOptions = Entry.HandlerOptions
+
+/**
+ * A handler: the decoded arguments, the call they came with, and {@link HandlerOptions}, to an
+ * {@link Output}.
  *
  * @since 0.1.0
  * @category models
@@ -274,11 +301,16 @@ export const definitions = <R>(
 /**
  * Bounds on answering calls.
  *
- * - `timeout`: a call that takes longer is stopped and gets a failed result that says so.
+ * - `timeout`: a call that takes longer is stopped and gets a failed result that says so. More
+ *   than zero; `Infinity` for no timeout.
  * - `maxOutput`: content longer than this many characters is cut, and the cut is marked at the
- *   end so the model knows it did not see everything.
+ *   end so the model knows it did not see everything. A whole number, 0 or more, or `Infinity`.
  * - `concurrency` (for {@link callAll}): how many calls run at once; results keep the order of
- *   the calls. One at a time by default.
+ *   the calls. One at a time by default. A whole number, 1 or more, or `Infinity`.
+ *
+ * An option that is none of these (`NaN`, a negative number, a fraction where a count is meant, a
+ * text that is not a duration) is a mistake in the program, not in the model's call: the call
+ * dies with a `SvirError` of kind `Config` naming the option, when it runs (R4).
  *
  * @since 0.1.0
  * @category models
@@ -289,11 +321,50 @@ export interface CallOptions {
   readonly concurrency?: number | undefined
 }
 
+/** The options, checked, with the timeout as a Duration. */
+interface Bounds {
+  readonly timeout: Duration.Duration | undefined
+  readonly maxOutput: number | undefined
+  readonly concurrency: number
+}
+
+const isCount = (value: number, least: number): boolean =>
+  value === Number.POSITIVE_INFINITY || (Number.isSafeInteger(value) && value >= least)
+
+const boundsOf = (options: CallOptions): Bounds | SvirError.SvirError => {
+  const { maxOutput, concurrency = 1 } = options
+  if (maxOutput !== undefined && !isCount(maxOutput, 0)) {
+    return configError(
+      `maxOutput must be a whole number of characters, 0 or more, or Infinity; got ${maxOutput}`,
+    )
+  }
+  if (!isCount(concurrency, 1)) {
+    return configError(
+      `concurrency must be a whole number, 1 or more, or Infinity; got ${concurrency}`,
+    )
+  }
+  if (options.timeout === undefined) return { timeout: undefined, maxOutput, concurrency }
+  const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout))
+  // `Duration.fromInput` reads NaN as zero: the comparison refuses both.
+  if (timeout === undefined || !(Duration.toMillis(timeout) > 0)) {
+    return configError(
+      `timeout must be a duration longer than zero, or Infinity; got ${String(options.timeout)}`,
+    )
+  }
+  return { timeout, maxOutput, concurrency }
+}
+
+const configError = (message: string) => SvirError.make("Config", message)
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
+
 const truncated = (result: ToolResult.ToolResult, maxOutput: number): ToolResult.ToolResult => {
-  const limit = Math.max(0, Math.floor(maxOutput))
-  if (result.content.length <= limit) return result
-  const marker = `\n[output truncated: ${limit} of ${result.content.length} characters shown]`
-  return { ...result, content: `${result.content.slice(0, limit)}${marker}` }
+  const { content } = result
+  if (content.length <= maxOutput) return result
+  // A cut after the first half of a pair would leave half a character, which encoders replace.
+  const shown = isHighSurrogate(content.charCodeAt(maxOutput - 1)) ? maxOutput - 1 : maxOutput
+  const marker = `\n[output truncated: ${shown} of ${content.length} characters shown]`
+  return { ...result, content: `${content.slice(0, shown)}${marker}` }
 }
 
 const unexpectedly = <R>(self: Tools<R>, call: ToolCall.ToolCall, defect: unknown) =>
@@ -315,17 +386,13 @@ const answerSafely = <R>(self: Tools<R>, call: ToolCall.ToolCall): Entry.Answer<
 const answerWithin = <R>(
   self: Tools<R>,
   call: ToolCall.ToolCall,
-  options: CallOptions,
+  bounds: Bounds,
 ): Entry.Answer<R> => {
   const answer = answerSafely(self, call)
-  const maxOutput = options.maxOutput
+  const { maxOutput, timeout } = bounds
   // An answer given at once cannot be stopped by a timer, so only the Effect is timed.
   if (!Effect.isEffect(answer))
     return maxOutput === undefined ? answer : truncated(answer, maxOutput)
-  const timeout =
-    options.timeout === undefined
-      ? undefined
-      : Option.getOrUndefined(Duration.fromInput(options.timeout))
   const timed =
     timeout === undefined
       ? answer
@@ -345,13 +412,13 @@ const answerWithin = <R>(
 const inOrder = <R>(
   self: Tools<R>,
   calls: ReadonlyArray<ToolCall.ToolCall>,
-  options: CallOptions,
+  bounds: Bounds,
 ): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> =>
   Effect.suspend(() => {
     const results: Array<ToolResult.ToolResult> = []
     const from = (start: number): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> => {
       for (let i = start; i < calls.length; i++) {
-        const answer = answerWithin(self, calls[i]!, options)
+        const answer = answerWithin(self, calls[i]!, bounds)
         if (Effect.isEffect(answer)) {
           return Effect.flatMap(answer, (result) => {
             results.push(result)
@@ -388,7 +455,12 @@ export const call = <R>(
   call: ToolCall.ToolCall,
   options: CallOptions = {},
 ): Effect.Effect<ToolResult.ToolResult, never, R> =>
-  Effect.suspend(() => Entry.toEffect(answerWithin(self, call, options)))
+  Effect.suspend(() => {
+    const bounds = boundsOf(options)
+    return SvirError.isSvirError(bounds)
+      ? Effect.die(bounds)
+      : Entry.toEffect(answerWithin(self, call, bounds))
+  })
 
 /**
  * Answers every call, in the order of the calls: one at a time, or up to `concurrency` at once.
@@ -412,12 +484,13 @@ export const callAll = <R>(
   calls: Iterable<ToolCall.ToolCall>,
   options: CallOptions = {},
 ): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> => {
-  const concurrency = options.concurrency ?? 1
-  if (concurrency === 1) return inOrder(self, Array.from(calls), options)
+  const bounds = boundsOf(options)
+  if (SvirError.isSvirError(bounds)) return Effect.die(bounds)
+  if (bounds.concurrency === 1) return inOrder(self, Array.from(calls), bounds)
   // Calls that run at once go through core's `Toolbox.callAll`, which keeps the calls' order.
   const within: Toolbox.Toolbox<R> = {
     tools: self.tools,
-    call: (call) => Entry.toEffect(answerWithin(self, call, options)),
+    call: (call) => Entry.toEffect(answerWithin(self, call, bounds)),
   }
-  return Toolbox.callAll(within, calls, { concurrency })
+  return Toolbox.callAll(within, calls, { concurrency: bounds.concurrency })
 }

@@ -12,7 +12,8 @@ import { fromEntries } from "./internal/registry.js"
 import type * as Tools from "./Tools.js"
 
 /**
- * A handler of a toolset: the shared state comes first, then the decoded arguments and the call.
+ * A handler of a toolset: the shared state comes first, then the decoded arguments, the call and
+ * the {@link Tools.HandlerOptions} (the signal that tells a Promise handler its call was stopped).
  *
  * @since 0.1.0
  * @category models
@@ -21,6 +22,7 @@ export type Method<State, A, E = never, R = never> = (
   self: State,
   args: A,
   call: ToolCall.ToolCall,
+  options: Tools.HandlerOptions,
 ) => Tools.Output | PromiseLike<Tools.Output> | Effect.Effect<Tools.Output, E, R>
 
 /**
@@ -102,7 +104,8 @@ export const add: {
     const tool = Tool.make(name, description, decoder.jsonSchema)
     return fromBuild<State, R | R2 | Arguments.Services<S>>([
       ...self.build,
-      (state: State) => Entry.make(tool, decoder, (args, call) => method(state, args, call)),
+      (state: State) =>
+        Entry.make(tool, decoder, (args, call, options) => method(state, args, call, options)),
     ])
   },
 )

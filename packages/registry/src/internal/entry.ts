@@ -1,7 +1,9 @@
-import { type Tool, ToolCall, ToolResult } from "@svir/core"
-import { Effect, Exit, Result, Schema, type SchemaAST, SchemaIssue } from "effect"
+import { Json, type Tool, ToolCall, ToolResult } from "@svir/core"
+import { Effect, Exit, Fiber, Result, Schema, type SchemaAST, SchemaIssue } from "effect"
+import type { StandardSchemaV1 } from "effect/StandardSchema"
 import * as Arguments from "../Arguments.js"
-import { nullsAsAbsent } from "./jsonSchema.js"
+import { jsonNumbersOnly } from "./jsonNumbers.js"
+import { nullsAsAbsent, unknownKeys } from "./jsonSchema.js"
 
 /**
  * What a handler may give back: text, a JSON value, or either one later (a Promise) or through an
@@ -17,7 +19,8 @@ export type Decoded<A, R> =
 
 export interface Decoder<A, R> {
   readonly jsonSchema: Tool.JsonSchema
-  readonly decode: (json: unknown) => Decoded<A, R>
+  /** Decodes the JSON value read from `argumentsText`, whose length bounds what is reported. */
+  readonly decode: (json: unknown, argumentsText: string) => Decoded<A, R>
 }
 
 /**
@@ -36,7 +39,7 @@ export interface Entry<R> {
 
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const decodeOptions = { errors: "all", onExcessProperty: "error", reportInput: true } as const
+const closed = { onExcessProperty: "error" } as const
 
 const leafTags = new Set(["String", "Number", "Boolean", "Literal", "Null", "Undefined", "Enum"])
 
@@ -47,9 +50,6 @@ const isPlainValue = (ast: SchemaAST.AST): boolean => {
   if (ast._tag === "Arrays") return ast.elements.every(isPlainValue) && ast.rest.every(isPlainValue)
   return false
 }
-
-const isObject = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const typeCheck = (ast: SchemaAST.AST): ((value: unknown) => boolean) | undefined => {
   switch (ast._tag) {
@@ -123,7 +123,7 @@ const plainStructCheck = (ast: SchemaAST.AST): ((json: unknown) => boolean) | un
   }
   const known = new Set(fields.map(([name]) => name))
   return (json) => {
-    if (!isObject(json)) return false
+    if (!Json.isObject(json)) return false
     for (const [name, optional, check] of fields) {
       const value = json[name]
       // JSON has no `undefined`: a field that reads as undefined is a field left out.
@@ -138,24 +138,25 @@ const fromSchema = <S extends Schema.Top>(
   schema: S,
   jsonSchema: Tool.JsonSchema,
 ): Decoder<S["Type"], S["DecodingServices"]> => {
-  const codec = Schema.toCodecJson(schema) as unknown as Schema.Decoder<
-    S["Type"],
-    S["DecodingServices"]
-  >
-  const decodeNow = Schema.decodeUnknownExit(codec as Schema.Decoder<S["Type"]>, decodeOptions)
-  const decodeLater = Schema.decodeUnknownEffect(codec, decodeOptions)
+  const codec = Schema.toCodecJson(
+    Schema.make<S>(jsonNumbersOnly(schema.ast)),
+  ) as unknown as Schema.Decoder<S["Type"], S["DecodingServices"]>
+  const decodeNow = Schema.decodeUnknownExit(codec as Schema.Decoder<S["Type"]>, closed)
+  const decodeLater = Schema.decodeUnknownEffect(codec, closed)
   const invalid = (error: Schema.SchemaError) =>
     ToolCall.standardArgumentsError(formatIssue(error.issue).issues)
   const fits = plainStructCheck(schema.ast)
   return {
     jsonSchema,
-    decode: (json) => {
+    decode: (json, argumentsText) => {
       if (fits?.(json)) return { _tag: "Valid", value: json }
+      // Every issue of small arguments, the first of large ones: reporting costs what reading does.
+      const report = ToolCall.decodeOptions(argumentsText)
       let exit: Exit.Exit<S["Type"], Schema.SchemaError>
       try {
-        exit = decodeNow(json)
+        exit = decodeNow(json, report)
       } catch {
-        return Effect.mapError(decodeLater(json), invalid)
+        return Effect.mapError(decodeLater(json, report), invalid)
       }
       if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
       const error = exit.cause.reasons[0]
@@ -163,7 +164,7 @@ const fromSchema = <S extends Schema.Top>(
         return { _tag: "Invalid", error: invalid(error.error) }
       }
       // A schema that needs services or waits cannot decode at once: decode it as an Effect.
-      return Effect.mapError(decodeLater(json), invalid)
+      return Effect.mapError(decodeLater(json, report), invalid)
     },
   }
 }
@@ -171,24 +172,38 @@ const fromSchema = <S extends Schema.Top>(
 const fromStandard = <A>(
   schema: Arguments.StandardArguments<A>,
   jsonSchema: Tool.JsonSchema,
-): Decoder<A, never> => ({
-  jsonSchema,
-  decode: (json) => {
-    const result = schema["~standard"].validate(json)
-    if (!(result instanceof Promise)) {
-      return result.issues === undefined
-        ? { _tag: "Valid", value: result.value }
-        : { _tag: "Invalid", error: ToolCall.standardArgumentsError(result.issues) }
-    }
-    return Effect.flatMap(
-      Effect.promise(() => result),
-      (done) =>
-        done.issues === undefined
-          ? Effect.succeed(done.value)
-          : Effect.fail(ToolCall.standardArgumentsError(done.issues)),
-    )
-  },
-})
+): Decoder<A, never> => {
+  // A Standard Schema may drop keys the JSON Schema it gives refuses (zod's objects do): the keys
+  // are refused here, as the model was told (R1).
+  const unknown = unknownKeys(jsonSchema)
+  const outcome = (
+    json: unknown,
+    done: StandardSchemaV1.Result<A>,
+  ): { readonly value: A } | { readonly error: ToolCall.ArgumentsError } => {
+    const extra = unknown?.(json) ?? []
+    if (extra.length === 0 && done.issues === undefined) return { value: done.value }
+    return { error: ToolCall.standardArgumentsError([...extra, ...(done.issues ?? [])]) }
+  }
+  return {
+    jsonSchema,
+    decode: (json) => {
+      const result = schema["~standard"].validate(json)
+      if (!(result instanceof Promise)) {
+        const done = outcome(json, result)
+        return "value" in done
+          ? { _tag: "Valid", value: done.value }
+          : { _tag: "Invalid", error: done.error }
+      }
+      return Effect.flatMap(
+        Effect.promise(() => result),
+        (settled) => {
+          const done = outcome(json, settled)
+          return "value" in done ? Effect.succeed(done.value) : Effect.fail(done.error)
+        },
+      )
+    },
+  }
+}
 
 export const decoderOf = <S extends Arguments.ArgumentsSchema>(
   schema: S,
@@ -238,12 +253,41 @@ const written = (call: ToolCall.ToolCall, value: unknown): ToolResult.ToolResult
   )
 }
 
+const ignore = () => {}
+
 const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
   typeof u === "object" && u !== null && "then" in u && typeof u.then === "function"
+
+/** What a handler is given besides its arguments and its call. */
+export interface HandlerOptions {
+  /** Aborted when the call is stopped: its timeout passed, or it was interrupted. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * The signal of one call. Its AbortController is made when a handler first reads `signal`: one
+ * costs microseconds, more than a whole call of a handler that answers at once (R5).
+ */
+class CallSignal implements HandlerOptions {
+  private controller: AbortController | undefined = undefined
+  private stopped = false
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController()
+      if (this.stopped) this.controller.abort()
+    }
+    return this.controller.signal
+  }
+  stop(): void {
+    this.stopped = true
+    this.controller?.abort()
+  }
+}
 
 export type Handler<A, E, R> = (
   args: A,
   call: ToolCall.ToolCall,
+  options: HandlerOptions,
 ) => Output | PromiseLike<Output> | Effect.Effect<Output, E, R>
 
 const answer = <A, E, R>(
@@ -251,9 +295,10 @@ const answer = <A, E, R>(
   args: A,
   call: ToolCall.ToolCall,
 ): Answer<R> => {
+  const options = new CallSignal()
   let output: ReturnType<Handler<A, E, R>>
   try {
-    output = handler(args, call)
+    output = handler(args, call, options)
   } catch (defect) {
     return Effect.die(defect)
   }
@@ -265,8 +310,23 @@ const answer = <A, E, R>(
   }
   if (isPromiseLike(output)) {
     const pending = output
+    // Stopping the call (its timeout, an interruption) stops the wait at once and aborts the
+    // signal; what the promise gives later is dropped, a rejection included (R5). The fiber that
+    // called the handler can be interrupted before it starts to wait: then its end does this.
+    const stop = () => {
+      options.stop()
+      Promise.resolve(pending).catch(ignore)
+    }
+    const forget = Fiber.getCurrent()?.addObserver(stop)
     return Effect.map(
-      Effect.promise(() => pending),
+      Effect.onExit(
+        Effect.promise(() => pending),
+        (exit) =>
+          Effect.sync(() => {
+            forget?.()
+            if (Exit.isFailure(exit)) stop()
+          }),
+      ),
       (value) => written(call, value),
     )
   }
@@ -275,6 +335,22 @@ const answer = <A, E, R>(
 
 const invalidArguments = (call: ToolCall.ToolCall, error: ToolCall.ArgumentsError) =>
   ToolResult.error(call.id, `invalid arguments: ${error.message}`)
+
+const unread: unique symbol = Symbol("unread")
+
+/**
+ * The arguments as JSON when they are short. Text no longer than the bound on nesting cannot nest
+ * past it, so `JSON.parse` reads it at once: most arguments are that short, and reading is a cost
+ * of every call (R3). `unread` for longer text and for text that is not JSON.
+ */
+const readShort = (text: string): unknown => {
+  if (text.length > Json.maxDepth) return unread
+  try {
+    return JSON.parse(text)
+  } catch {
+    return unread
+  }
+}
 
 /** Makes the entry of a tool whose arguments the decoder reads before the handler sees them. */
 export const make = <A, R, E, R2>(
@@ -286,16 +362,15 @@ export const make = <A, R, E, R2>(
   return {
     tool,
     answer: (call) => {
-      let json: unknown
-      try {
-        json = JSON.parse(call.arguments)
-      } catch {
-        // Blank text reads as `{}`; anything else gets core's message saying where it broke.
+      let json = readShort(call.arguments)
+      if (json === unread) {
+        // Long text is read with core's bound on nesting; text that is not JSON, or blank, gets
+        // core's answer: where it broke, or `{}`.
         const read = ToolCall.readJson(call.arguments)
         if (Result.isFailure(read)) return invalidArguments(call, read.failure)
         json = read.success
       }
-      const decoded = decoder.decode(clean === undefined ? json : clean(json))
+      const decoded = decoder.decode(clean === undefined ? json : clean(json), call.arguments)
       if (Effect.isEffect(decoded)) {
         return Effect.matchEffect(decoded, {
           onFailure: (error) => Effect.succeed(invalidArguments(call, error)),

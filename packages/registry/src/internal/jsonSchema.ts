@@ -1,3 +1,5 @@
+import { Json } from "@svir/core"
+
 export const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
@@ -133,4 +135,117 @@ export const nullsAsAbsent = (schema: unknown): Clean | undefined => {
     return undefined
   }
   return of(root)
+}
+
+/** One key a closed object of the JSON Schema does not name. */
+export interface UnknownKey {
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+type KeyCheck = (value: unknown, path: ReadonlyArray<PropertyKey>, found: Array<UnknownKey>) => void
+
+/** Enough unknown keys to tell the model what to fix; the walk stops there. */
+const unknownKeyLimit = 8
+
+const canBeObject = (node: unknown): boolean => {
+  if (!isRecord(node)) return true
+  const type = node.type
+  if (typeof type === "string") return type === "object"
+  if (Array.isArray(type)) return type.includes("object")
+  return !("const" in node) && !("enum" in node)
+}
+
+/**
+ * Makes a function that lists the keys a value has where the JSON Schema has a closed object
+ * (`additionalProperties: false`) that does not name them: what the model was told it may not
+ * send. It follows properties, `additionalProperties` schemas, array items and tuples, `$ref`s to
+ * the root's definitions, and `anyOf`/`oneOf` when only one branch can be an object. `undefined`
+ * when the schema has no closed object, so that nothing runs for it. The value is JSON read with
+ * a bound on nesting, which bounds the walk.
+ */
+export const unknownKeys = (
+  schema: unknown,
+): ((value: unknown) => ReadonlyArray<UnknownKey>) | undefined => {
+  if (!isRecord(schema)) return undefined
+  const root = schema
+  // `null` marks a definition being built: a recursive schema reads it when a value is walked.
+  const byRef = new Map<string, KeyCheck | undefined | null>()
+  const ofRef = (ref: string, seen: ReadonlySet<string>): KeyCheck | undefined => {
+    const known = byRef.get(ref)
+    if (known === null) return (value, path, found) => byRef.get(ref)?.(value, path, found)
+    if (byRef.has(ref)) return known
+    const target = refTarget(root, ref)
+    // A `$ref` that leads only to itself describes nothing to check.
+    if (isRecord(target) && typeof target.$ref === "string") {
+      return seen.has(target.$ref) ? undefined : ofRef(target.$ref, new Set([...seen, ref]))
+    }
+    byRef.set(ref, null)
+    const made = of(target)
+    byRef.set(ref, made)
+    return made
+  }
+  const ofObject = (node: Record<string, unknown>): KeyCheck | undefined => {
+    const properties = isRecord(node.properties) ? node.properties : {}
+    const closed = node.additionalProperties === false && !("patternProperties" in node)
+    const nested = new Map<string, KeyCheck>()
+    for (const [name, child] of Object.entries(properties)) {
+      const inner = of(child)
+      if (inner !== undefined) nested.set(name, inner)
+    }
+    const other = closed ? undefined : of(node.additionalProperties)
+    if (!closed && nested.size === 0 && other === undefined) return undefined
+    return (value, path, found) => {
+      if (!Json.isObject(value)) return
+      for (const key of Object.keys(value)) {
+        if (found.length >= unknownKeyLimit) return
+        const named = Object.hasOwn(properties, key)
+        if (closed && !named) {
+          found.push({
+            path: [...path, key],
+            message: `Unexpected key with value ${JSON.stringify(value[key])}`,
+          })
+          continue
+        }
+        const inner = named ? nested.get(key) : other
+        inner?.(value[key], [...path, key], found)
+      }
+    }
+  }
+  const ofItems = (node: Record<string, unknown>): KeyCheck | undefined => {
+    const tuple = Array.isArray(node.prefixItems)
+      ? node.prefixItems
+      : Array.isArray(node.items)
+        ? node.items
+        : []
+    const leading = tuple.map(of)
+    const rest = Array.isArray(node.items) ? of(node.additionalItems) : of(node.items)
+    if (rest === undefined && leading.every((check) => check === undefined)) return undefined
+    return (value, path, found) => {
+      if (!Array.isArray(value)) return
+      for (let i = 0; i < value.length && found.length < unknownKeyLimit; i++) {
+        ;(i < leading.length ? leading[i] : rest)?.(value[i], [...path, i], found)
+      }
+    }
+  }
+  const of = (node: unknown): KeyCheck | undefined => {
+    if (!isRecord(node)) return undefined
+    if (typeof node.$ref === "string") return ofRef(node.$ref, new Set())
+    if (isRecord(node.properties) || "additionalProperties" in node) return ofObject(node)
+    if ("items" in node || "prefixItems" in node) return ofItems(node)
+    for (const key of ["anyOf", "oneOf"] as const) {
+      const branches = node[key]
+      if (!Array.isArray(branches)) continue
+      const objects = branches.filter(canBeObject)
+      return objects.length === 1 ? of(objects[0]) : undefined
+    }
+    return undefined
+  }
+  const check = of(root)
+  if (check === undefined) return undefined
+  return (value) => {
+    const found: Array<UnknownKey> = []
+    check(value, [], found)
+    return found
+  }
 }
