@@ -148,8 +148,8 @@ export const parse = (
   text: string,
   limit: number = maxDepth,
 ): Result.Result<unknown, JsonError> => {
-  const depth = textDepth(text, limit)
-  if (depth > limit) {
+  // A text no longer than the bound cannot nest past it: most texts read are that short.
+  if (text.length > limit && textDepth(text, limit) > limit) {
     return Result.fail(
       new JsonError({ reason: "TooDeep", message: `the JSON nests deeper than ${limit} levels` }),
     )

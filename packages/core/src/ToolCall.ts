@@ -188,10 +188,11 @@ const wholeSlice = (text: string, start: number, end: number): string => {
  * @category parsing
  */
 export const readJson = (text: string): Result.Result<unknown, ArgumentsError> => {
-  if (text.trim() === "") return Result.succeed({})
   // Deep nesting is refused before anything recursive walks it (DECISIONS.md, D1).
   const read = Json.parse(text)
   if (Result.isSuccess(read)) return Result.succeed(read.success)
+  // Blank text is not JSON; it is looked for only then, since nearly every call has arguments.
+  if (text.trim() === "") return Result.succeed({})
   const message =
     read.failure.reason === "TooDeep"
       ? `arguments nest deeper than ${Json.maxDepth} levels`

@@ -336,22 +336,6 @@ const answer = <A, E, R>(
 const invalidArguments = (call: ToolCall.ToolCall, error: ToolCall.ArgumentsError) =>
   ToolResult.error(call.id, `invalid arguments: ${error.message}`)
 
-const unread: unique symbol = Symbol("unread")
-
-/**
- * The arguments as JSON when they are short. Text no longer than the bound on nesting cannot nest
- * past it, so `JSON.parse` reads it at once: most arguments are that short, and reading is a cost
- * of every call (R3). `unread` for longer text and for text that is not JSON.
- */
-const readShort = (text: string): unknown => {
-  if (text.length > Json.maxDepth) return unread
-  try {
-    return JSON.parse(text)
-  } catch {
-    return unread
-  }
-}
-
 /** Makes the entry of a tool whose arguments the decoder reads before the handler sees them. */
 export const make = <A, R, E, R2>(
   tool: Tool.Tool,
@@ -362,14 +346,11 @@ export const make = <A, R, E, R2>(
   return {
     tool,
     answer: (call) => {
-      let json = readShort(call.arguments)
-      if (json === unread) {
-        // Long text is read with core's bound on nesting; text that is not JSON, or blank, gets
-        // core's answer: where it broke, or `{}`.
-        const read = ToolCall.readJson(call.arguments)
-        if (Result.isFailure(read)) return invalidArguments(call, read.failure)
-        json = read.success
-      }
+      // Core's bound on nesting; text that is not JSON, or blank, gets core's answer: where it
+      // broke, or `{}`.
+      const read = ToolCall.readJson(call.arguments)
+      if (Result.isFailure(read)) return invalidArguments(call, read.failure)
+      const json = read.success
       const decoded = decoder.decode(clean === undefined ? json : clean(json), call.arguments)
       if (Effect.isEffect(decoded)) {
         return Effect.matchEffect(decoded, {
