@@ -18,7 +18,8 @@ import * as StatusError from "./StatusError.js"
  * How often and how patiently to retry. Only errors whose kind is retryable are retried
  * (Transport, Timeout, RateLimited, TruncatedStream), and never once a streamed answer has
  * started. The wait is `baseDelay` doubled at each attempt, with jitter, capped at `maxDelay`;
- * a `Retry-After` from the server replaces it.
+ * a `Retry-After` from the server replaces it. `times` is a whole number of 0 or more; the delays
+ * are finite and not negative (a number is milliseconds); anything else is a Config error.
  *
  * @since 0.1.0
  * @category models
@@ -36,7 +37,16 @@ export interface Retry {
  * Time limits. `connect`: until the response headers of a stream (and the list of models).
  * `firstToken`: until the first event of a stream; for `complete`, until the whole answer, headers
  * included, since a server that does not stream sends its headers only when it is done. `idle`:
- * between two events of a stream. `total`: the whole call, retries included.
+ * between two events of a stream. `total`: the whole call, retries included. Each is more than 0
+ * (a number is milliseconds), or `Infinity` for no limit; NaN, 0 or a negative is a Config error.
+ *
+ * @example
+ * ```ts
+ * import { Client } from "@svir/client"
+ *
+ * // A local model that can think for a long time before its first token.
+ * const options: Client.Options = { timeouts: { firstToken: Infinity, idle: "5 minutes" } }
+ * ```
  *
  * @since 0.1.0
  * @category models
@@ -64,9 +74,16 @@ export interface Options {
    * `/v1`). Default: `OPENAI_BASE_URL`, else OpenAI's.
    */
   readonly baseUrl?: string | undefined
-  /** The API key, sent as a bearer token. Default: `OPENAI_API_KEY`; none when neither is set. */
+  /**
+   * The API key, sent as a bearer token. Default: `OPENAI_API_KEY`; none when neither is set. It
+   * never appears in an error or a log line, even when a server echoes it back.
+   */
   readonly apiKey?: string | Redacted.Redacted<string> | undefined
-  /** Extra headers. Those the client sets itself (authorization, content-type, ...) are refused. */
+  /**
+   * Extra headers. Those the client sets itself (authorization, content-type, ...) are refused.
+   * Their values are kept out of errors and log lines like the key, since keys, tokens and cookies
+   * go here too.
+   */
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** Allows plain `http` to hosts other than loopback. */
   readonly allowInsecureHttp?: boolean | undefined
@@ -76,11 +93,14 @@ export interface Options {
   readonly retry?: Retry | false | undefined
   /** Time limits. */
   readonly timeouts?: Timeouts | undefined
-  /** The most a `Retry-After` wait can be (default 60 s). */
+  /** The most a `Retry-After` wait can be (default 60 s): finite, not negative. */
   readonly maxRetryAfter?: Duration.Input | undefined
-  /** How long an error body is waited for before the error is reported without it (default 2 s). */
+  /**
+   * How long an error body is waited for before the error is reported without it (default 2 s):
+   * finite, not negative.
+   */
   readonly errorBodyTimeout?: Duration.Input | undefined
-  /** The largest whole answer read by `complete` (default 16 MiB). */
+  /** The largest whole answer read by `complete`, in bytes: a whole number (default 16 MiB). */
   readonly maxResponseBytes?: number | undefined
   /**
    * Whether a 400 or 422 to a request that carries optional fields (temperature, max tokens,
@@ -142,8 +162,6 @@ export interface Service {
  */
 export class Client extends Context.Service<Client, Service>()("@svir/client/Client") {}
 
-const configError = (message: string) => SvirError.make("Config", message)
-
 const connectTimeout = (limit: string) =>
   `the server sent no answer within ${limit} (connect timeout)`
 
@@ -166,48 +184,49 @@ const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, Svi
           ? options.apiKey
           : Redacted.make(options.apiKey)
     const retry = options.retry === false ? { times: 0 } : (options.retry ?? {})
-    const times = retry.times ?? 2
-    if (!Number.isInteger(times) || times < 0) {
-      return yield* configError(`retry times must be a whole number ≥ 0, not ${times}`)
-    }
-    const maxResponseBytes = options.maxResponseBytes ?? 16 * 1024 * 1024
-    if (!Number.isInteger(maxResponseBytes) || maxResponseBytes <= 0) {
-      return yield* configError(`maxResponseBytes must be a positive whole number`)
-    }
     const timeouts = options.timeouts ?? {}
+    const apiKey = rawKey === undefined ? undefined : yield* Settings.checkApiKey(rawKey)
+    const headers = yield* Settings.checkHeaders(options.headers ?? {})
     return {
       baseUrl: yield* Settings.normalizeBaseUrl(baseUrl, options.allowInsecureHttp ?? false),
-      apiKey: rawKey === undefined ? undefined : yield* Settings.checkApiKey(rawKey),
-      headers: yield* Settings.checkHeaders(options.headers ?? {}),
+      apiKey,
+      headers,
+      redaction: Settings.redactionOf(apiKey, headers),
       codec: options.codec ?? OpenAiCodec.make(),
       retry: {
-        times,
-        baseDelayMillis: (yield* Settings.millis(retry.baseDelay, "retry baseDelay")) ?? 500,
-        maxDelayMillis: (yield* Settings.millis(retry.maxDelay, "retry maxDelay")) ?? 8_000,
+        times: yield* Settings.count(retry.times ?? 2, 0, "retry times"),
+        baseDelayMillis: (yield* Settings.waitMillis(retry.baseDelay, "retry baseDelay")) ?? 500,
+        maxDelayMillis: (yield* Settings.waitMillis(retry.maxDelay, "retry maxDelay")) ?? 8_000,
       },
       timeouts: {
-        connect: yield* Settings.millis(timeouts.connect ?? "120 seconds", "connect timeout"),
-        firstToken: yield* Settings.millis(
+        connect: yield* Settings.limitMillis(timeouts.connect ?? "120 seconds", "connect timeout"),
+        firstToken: yield* Settings.limitMillis(
           timeouts.firstToken ?? "300 seconds",
           "first token timeout",
         ),
-        idle: yield* Settings.millis(timeouts.idle ?? "120 seconds", "idle timeout"),
-        total: yield* Settings.millis(timeouts.total ?? "600 seconds", "total timeout"),
+        idle: yield* Settings.limitMillis(timeouts.idle ?? "120 seconds", "idle timeout"),
+        total: yield* Settings.limitMillis(timeouts.total ?? "600 seconds", "total timeout"),
       },
       maxRetryAfterMillis:
-        (yield* Settings.millis(options.maxRetryAfter, "maxRetryAfter")) ??
+        (yield* Settings.waitMillis(options.maxRetryAfter, "maxRetryAfter")) ??
         StatusError.defaultMaxRetryAfterMillis,
       errorBodyMillis:
-        (yield* Settings.millis(options.errorBodyTimeout, "errorBodyTimeout")) ?? 2_000,
-      maxResponseBytes,
+        (yield* Settings.waitMillis(options.errorBodyTimeout, "errorBodyTimeout")) ?? 2_000,
+      maxResponseBytes: yield* Settings.count(
+        options.maxResponseBytes ?? 16 * 1024 * 1024,
+        1,
+        "maxResponseBytes",
+      ),
       leanRetry: options.leanRetry ?? true,
     }
   })
 
 /**
- * Makes a client. The configuration is checked here: a bad base URL, header or key is a Config
- * error before anything is sent. Needs an `HttpClient` (fetch: `FetchHttpClient.layer` from
- * `effect/http`).
+ * Makes a client. The configuration is checked here: a bad base URL, header, key or number is a
+ * Config error before anything is sent. Needs an `HttpClient` (fetch: `FetchHttpClient.layer` from
+ * `effect/http`). A redirect within the base URL's origin is followed; one to another origin is a
+ * Config error that names it, and nothing is sent there. An `HttpClient` of your own must not
+ * follow redirects itself (fetch is told not to).
  *
  * @example
  * ```ts
@@ -236,6 +255,13 @@ export const make = (
     const http = yield* HttpClient.HttpClient
     const strict = yield* Ref.make(false)
     const endpoint = `${settings.baseUrl}${settings.codec.path}`
+    // Every error and every log line leaves the client through these two, redacted: a server
+    // can echo the key or a header value back in any error (ARCHITECTURE, principle 8).
+    const redacted = Effect.mapError(settings.redaction.error)
+    // The message is redacted on its own: a message cut inside an echoed key ends with a prefix
+    // of it, which is recognized only at the end of a text.
+    const logDebug = (error: SvirError.SvirError, line: (message: string) => string) =>
+      Effect.logDebug(line(settings.redaction.text(error.message)))
 
     const withRetry = <A>(
       attempt: Effect.Effect<A, SvirError.SvirError>,
@@ -246,8 +272,10 @@ export const make = (
           if (done >= times || !error.isRetryable) return Effect.fail(error)
           const backoff = Math.min(maxDelayMillis, baseDelayMillis * 2 ** done)
           const wait = error.retryAfterMillis ?? Math.round(backoff * (0.5 + Math.random() / 2))
-          return Effect.logDebug(
-            `svir client: ${error.kind} (${error.message}); retry ${done + 1} of ${times} in ${wait} ms`,
+          return logDebug(
+            error,
+            (message) =>
+              `svir client: ${error.kind} (${message}); retry ${done + 1} of ${times} in ${wait} ms`,
           ).pipe(
             Effect.andThen(Effect.sleep(wait)),
             Effect.andThen(Effect.suspend(() => loop(done + 1))),
@@ -270,8 +298,10 @@ export const make = (
         if (yield* Ref.get(strict)) return yield* run(lean)
         return yield* Effect.catch(run(body), (error) =>
           isLeanable(error)
-            ? Effect.logDebug(
-                `svir client: the server refused the request (${error.message}); sending it again without optional fields`,
+            ? logDebug(
+                error,
+                (message) =>
+                  `svir client: the server refused the request (${message}); sending it again without optional fields`,
               ).pipe(
                 Effect.andThen(run(lean)),
                 Effect.tap(() => Ref.set(strict, true)),
@@ -300,12 +330,14 @@ export const make = (
           ).pipe(Effect.flatMap((text) => settings.codec.decodeResponse(text))),
         )
       })
-      return totalTimeout === undefined
-        ? call
-        : Effect.timeoutOrElse(call, {
-            duration: totalTimeout,
-            orElse: () => Effect.fail(totalError(totalTimeout)),
-          })
+      return redacted(
+        totalTimeout === undefined
+          ? call
+          : Effect.timeoutOrElse(call, {
+              duration: totalTimeout,
+              orElse: () => Effect.fail(totalError(totalTimeout)),
+            }),
+      )
     }
 
     const stream = (request: Request.Request) => {
@@ -329,12 +361,17 @@ export const make = (
           return Transport.events(response, settings)
         }),
       )
-      return totalTimeout === undefined
-        ? events
-        : Stream.interruptWhen(
-            events,
-            Effect.sleep(totalTimeout).pipe(Effect.andThen(Effect.fail(totalError(totalTimeout)))),
-          )
+      const bounded =
+        totalTimeout === undefined
+          ? events
+          : Stream.interruptWhen(
+              events,
+              Effect.sleep(totalTimeout).pipe(
+                Effect.andThen(Effect.fail(totalError(totalTimeout))),
+              ),
+            )
+      // Errors raised inside the stream (the codec's among them) are redacted here too.
+      return Stream.mapError(bounded, settings.redaction.error)
     }
 
     const listModels = () =>
@@ -347,7 +384,7 @@ export const make = (
           settings.timeouts.connect,
           connectTimeout,
         ),
-      ).pipe(Effect.flatMap(parseModels))
+      ).pipe(Effect.flatMap(parseModels), redacted)
 
     return {
       baseUrl: settings.baseUrl,

@@ -14,7 +14,8 @@
  *
  * @since 0.1.0
  */
-import { SvirError } from "@svir/core"
+import { Json, SvirError } from "@svir/core"
+import { Result } from "effect"
 
 /**
  * What the mapping needs of an HTTP answer. Header names are in lower case; `body` is
@@ -45,21 +46,10 @@ const overflowCodes: ReadonlySet<string> = new Set([
 const overflowWords =
   /context[ _-]?(length|size|window)|maximum context|too many tokens|prompt is too long|exceeds? the (model's )?context/i
 
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const parseJson = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * The server's own message in an error body: `error.message`, a string `error`, a string
- * `detail`, `detail[0].msg`, or `message`; else the body itself when it is short text. Cut at
- * {@link SvirError.serverMessageLimit} characters.
+ * `detail`, `detail[0].msg`, or `message`; else the body itself when it is not JSON. None for
+ * JSON nested deeper than `Json.maxDepth`. Cut at {@link SvirError.serverMessageLimit} characters.
  *
  * @example
  * ```ts
@@ -74,9 +64,16 @@ const parseJson = (text: string): unknown => {
  */
 export const serverMessage = (body: string | undefined): string | undefined => {
   if (body === undefined) return undefined
-  const json = parseJson(body)
-  const found = isObject(json) ? messageOf(json) : undefined
-  const text = found ?? (json === undefined ? body.trim() : undefined)
+  const json = Json.parse(body)
+  if (Result.isFailure(json)) {
+    // JSON too deep to read is not the server's words; plain text is.
+    return json.failure.reason === "Syntax" ? cut(body.trim()) : undefined
+  }
+  return Json.isObject(json.success) ? cut(messageOf(json.success)) : undefined
+}
+
+/** The words, cut at the limit; none when empty. */
+const cut = (text: string | undefined): string | undefined => {
   if (text === undefined || text === "") return undefined
   return text.length > SvirError.serverMessageLimit
     ? `${text.slice(0, SvirError.serverMessageLimit)}…`
@@ -86,10 +83,10 @@ export const serverMessage = (body: string | undefined): string | undefined => {
 const messageOf = (json: { readonly [key: string]: unknown }): string | undefined => {
   const error = json.error
   if (typeof error === "string") return error
-  if (isObject(error) && typeof error.message === "string") return error.message
+  if (Json.isObject(error) && typeof error.message === "string") return error.message
   const detail = json.detail
   if (typeof detail === "string") return detail
-  if (Array.isArray(detail) && isObject(detail[0]) && typeof detail[0].msg === "string") {
+  if (Array.isArray(detail) && Json.isObject(detail[0]) && typeof detail[0].msg === "string") {
     return detail[0].msg
   }
   return typeof json.message === "string" ? json.message : undefined
@@ -102,17 +99,19 @@ const messageOf = (json: { readonly [key: string]: unknown }): string | undefine
  * @category parsing
  */
 export const serverCode = (body: string | undefined): string | undefined => {
-  const json = body === undefined ? undefined : parseJson(body)
-  if (!isObject(json)) return undefined
-  const error = json.error
-  const code = isObject(error) ? error.code : json.code
+  if (body === undefined) return undefined
+  const json = Json.parse(body)
+  if (Result.isFailure(json) || !Json.isObject(json.success)) return undefined
+  const error = json.success.error
+  const code = Json.isObject(error) ? error.code : json.success.code
   return typeof code === "string" ? code : undefined
 }
 
 /**
  * The wait a server asks for, in milliseconds, capped at `maxMillis`: `retry-after-ms`, or
- * `Retry-After` as seconds or as an HTTP date. `undefined` when there is none or it cannot be
- * read.
+ * `Retry-After` as seconds or as an HTTP date. `undefined` when there is none, or when it cannot
+ * be read (a sign, an exponent, `NaN`, a list such as `2, 3`) or is a date not in the future:
+ * the client's own backoff is used then, never a wait of 0 ms.
  *
  * @example
  * ```ts
@@ -120,6 +119,7 @@ export const serverCode = (body: string | undefined): string | undefined => {
  *
  * StatusError.retryAfterMillis({ "retry-after": "2" }, 60_000) // 2000
  * StatusError.retryAfterMillis({ "retry-after": "3600" }, 60_000) // 60000
+ * StatusError.retryAfterMillis({ "retry-after": "-5" }, 60_000) // undefined
  * ```
  *
  * @since 0.1.0
@@ -130,18 +130,26 @@ export const retryAfterMillis = (
   maxMillis: number,
   now: number = Date.now(),
 ): number | undefined => {
-  const millis = headers["retry-after-ms"]
-  const seconds = headers["retry-after"]
-  let wait: number | undefined
-  if (millis !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(millis)) {
-    wait = Number(millis)
-  } else if (seconds !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(seconds)) {
-    wait = Number(seconds) * 1000
-  } else if (seconds !== undefined) {
-    const date = Date.parse(seconds)
-    wait = Number.isNaN(date) ? undefined : Math.max(0, date - now)
-  }
+  const wait =
+    waitOf(headers["retry-after-ms"], 1) ??
+    waitOf(headers["retry-after"], 1000) ??
+    untilDate(headers["retry-after"], now)
   return wait === undefined ? undefined : Math.min(Math.ceil(wait), maxMillis)
+}
+
+/** Digits, with a fraction, in `unit` milliseconds; not a sign, an exponent, NaN or a list (D4). */
+const waitOf = (value: string | undefined, unit: number): number | undefined =>
+  value !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) * unit : undefined
+
+/** An HTTP date (IMF-fixdate, what servers send); `Date.parse` alone reads "-5" as a year. */
+const httpDate =
+  /^\s*(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT\s*$/
+
+/** The wait until an HTTP date; none for a date not after `now`, which says nothing to wait (D4). */
+const untilDate = (value: string | undefined, now: number): number | undefined => {
+  if (value === undefined || !httpDate.test(value)) return undefined
+  const wait = Date.parse(value) - now
+  return wait > 0 ? wait : undefined
 }
 
 /**
@@ -209,9 +217,9 @@ export const fromAnswer = (
     kind === "RateLimited" || kind === "Transport"
       ? retryAfterMillis(answer.headers, options.maxRetryAfterMillis ?? defaultMaxRetryAfterMillis)
       : undefined
-  const said =
-    words === undefined ? "" : `: ${words.length > 300 ? `${words.slice(0, 300)}…` : words}`
-  return SvirError.make(kind, `${describe[kind]} (HTTP ${answer.status})${said}`, {
+  // The server's words stay out of the message: they can quote the prompt, and messages get
+  // logged (D2).
+  return SvirError.make(kind, `${describe[kind]} (HTTP ${answer.status})`, {
     status: answer.status,
     serverMessage: words,
     retryAfterMillis: retryAfter,

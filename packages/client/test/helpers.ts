@@ -35,9 +35,3 @@ export const failure = <A>(effect: Effect.Effect<A, SvirError.SvirError>) =>
       SvirError.isSvirError(error) ? Effect.void : Effect.die(new Error("not a SvirError")),
     ),
   )
-
-/** Waits, in real time, until the server has received `count` requests. */
-export const untilRequests = (server: ScriptedServer.ScriptedServer, count: number) =>
-  Effect.promise(async () => {
-    while (server.requests.length < count) await new Promise((resolve) => setTimeout(resolve, 2))
-  })

@@ -1,5 +1,5 @@
 import type { Codec } from "@svir/core"
-import { SvirError } from "@svir/core"
+import { Redaction, SvirError } from "@svir/core"
 import { Config, Duration, Effect, Option, Redacted } from "effect"
 
 /** Where requests go when neither the options nor `OPENAI_BASE_URL` say. */
@@ -20,6 +20,8 @@ export interface Settings {
   readonly baseUrl: string
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly headers: Readonly<Record<string, string>>
+  /** Takes the key and the header values out of every error and log line that leaves the client. */
+  readonly redaction: Redaction.Redaction
   readonly codec: Codec.Codec
   readonly retry: {
     readonly times: number
@@ -131,20 +133,76 @@ export const checkApiKey = (
   return Effect.succeed(key)
 }
 
-export const millis = (
+/** An option as the user wrote it, for a message: a string quoted, anything else as printed. */
+const shown = (input: Duration.Input): string =>
+  typeof input === "string" ? JSON.stringify(input) : String(input)
+
+/** Milliseconds, or `undefined` when the input is not a duration; NaN is not one. */
+const toMillis = (input: Duration.Input): number | undefined => {
+  // Effect reads the number NaN as a zero duration: a NaN that slipped into an option would
+  // otherwise become a timeout that fires at once.
+  if (typeof input === "number" && Number.isNaN(input)) return undefined
+  const duration = Duration.fromInput(input)
+  if (Option.isNone(duration)) return undefined
+  const millis = Duration.toMillis(duration.value)
+  return Number.isNaN(millis) ? undefined : millis
+}
+
+/**
+ * A wait (a retry delay, the cap on `Retry-After`, the error-body deadline) in milliseconds:
+ * finite and not negative (D5).
+ */
+export const waitMillis = (
   input: Duration.Input | undefined,
   name: string,
 ): Effect.Effect<number | undefined, SvirError.SvirError> => {
   if (input === undefined) return Effect.undefined
-  const duration = Duration.fromInput(input)
-  if (Option.isNone(duration)) {
-    return Effect.fail(configError(`${name} is not a duration: ${JSON.stringify(input)}`))
-  }
-  const value = Duration.toMillis(duration.value)
-  return Number.isNaN(value) || value < 0
-    ? Effect.fail(configError(`${name} must not be negative`))
-    : Effect.succeed(Number.isFinite(value) ? value : undefined)
+  const millis = toMillis(input)
+  return millis === undefined || !Number.isFinite(millis) || millis < 0
+    ? Effect.fail(
+        configError(`${name} must be a finite duration of 0 or more, not ${shown(input)}`),
+      )
+    : Effect.succeed(millis)
 }
+
+/** A time limit in milliseconds: more than 0, or `Infinity` for none, given as `undefined` (D5). */
+export const limitMillis = (
+  input: Duration.Input,
+  name: string,
+): Effect.Effect<number | undefined, SvirError.SvirError> => {
+  const millis = toMillis(input)
+  if (millis === Number.POSITIVE_INFINITY) return Effect.undefined
+  return millis === undefined || !(millis > 0)
+    ? Effect.fail(
+        configError(
+          `${name} must be a duration of more than 0, or Infinity for no limit, not ${shown(input)}`,
+        ),
+      )
+    : Effect.succeed(millis)
+}
+
+/** A count: a whole number of at least `least`. */
+export const count = (
+  input: number,
+  least: number,
+  name: string,
+): Effect.Effect<number, SvirError.SvirError> =>
+  Number.isSafeInteger(input) && input >= least
+    ? Effect.succeed(input)
+    : Effect.fail(configError(`${name} must be a whole number of ${least} or more, not ${input}`))
+
+/**
+ * The redaction of the key and of every configured header value: users put keys, tokens and
+ * cookies in `headers`, and any of them can come back in a server's error.
+ */
+export const redactionOf = (
+  apiKey: Redacted.Redacted<string> | undefined,
+  headers: Readonly<Record<string, string>>,
+): Redaction.Redaction =>
+  Redaction.make([
+    ...(apiKey === undefined ? [] : [Redacted.value(apiKey)]),
+    ...Object.values(headers),
+  ])
 
 /** Reads an environment setting through Effect Config; absent is `undefined`. */
 export const fromConfig = <A>(

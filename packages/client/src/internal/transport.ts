@@ -1,12 +1,15 @@
 import { Codec, type Event, SvirError } from "@svir/core"
-import { Effect, Option, Redacted, Stream } from "effect"
+import { Effect, Option, Stream } from "effect"
 import {
+  FetchHttpClient,
+  Headers,
   HttpClient,
   type HttpClientError,
   HttpClientRequest,
   type HttpClientResponse,
 } from "effect/http"
 import * as StatusError from "../StatusError.js"
+import * as Redirect from "./redirect.js"
 import type { Settings } from "./settings.js"
 
 /** The fields a strict server may refuse; the lean retry sends the request again without them. */
@@ -59,12 +62,6 @@ const transportError = (
   return SvirError.make("Transport", `could not reach ${url}: ${describeCause(cause)}`, { cause })
 }
 
-/** The text with the API key taken out, in case a server echoes it. */
-const scrub = (text: string | undefined, settings: Settings): string | undefined => {
-  if (text === undefined || settings.apiKey === undefined) return text
-  return text.replaceAll(Redacted.value(settings.apiKey), "[redacted]")
-}
-
 /**
  * Reads at most `maxBytes` of a body, giving up after `deadlineMillis`: a server that sends the
  * headers of an error and stalls its body must not hold the caller. Ending the read aborts the
@@ -113,7 +110,7 @@ const failWithStatus = (
   Effect.flatMap(readBounded(response, errorBodyBytes, settings.errorBodyMillis), (body) =>
     Effect.fail(
       StatusError.fromAnswer(
-        { status: response.status, headers: response.headers, body: scrub(body, settings) },
+        { status: response.status, headers: response.headers, body },
         { maxRetryAfterMillis: settings.maxRetryAfterMillis },
       ),
     ),
@@ -124,6 +121,7 @@ const execute = (
   http: HttpClient.HttpClient,
   settings: Settings,
   request: Outgoing,
+  hops = 0,
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError> =>
   Effect.gen(function* () {
     let outgoing = HttpClientRequest.make(request.method)(request.url).pipe(
@@ -141,12 +139,28 @@ const execute = (
       })
       outgoing = HttpClientRequest.bodyText(outgoing, text, "application/json")
     }
-    return yield* http.execute(outgoing).pipe(
+    const init = Option.getOrUndefined(yield* Effect.serviceOption(FetchHttpClient.RequestInit))
+    const redactedNames = yield* Headers.CurrentRedactedNames
+    const response = yield* http.execute(outgoing).pipe(
       Effect.mapError((error) => transportError(error, request.url)),
       // Trace headers would tell a third-party server about the caller's spans, and make a
       // browser's preflight fail unless the server allows them.
       Effect.provideService(HttpClient.TracerPropagationEnabled, false),
+      // fetch would follow a redirect to any origin with the configured headers, and resend the
+      // body on a 307 or 308: redirects are the client's to decide (D3).
+      Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" }),
+      // A span that records headers shows these as redacted, as it does authorization.
+      Effect.provideService(Headers.CurrentRedactedNames, [
+        ...redactedNames,
+        ...Object.keys(settings.headers),
+      ]),
     )
+    const redirect = Redirect.next(response.status, response.headers.location, request.url, hops)
+    if (redirect === undefined) return response
+    // Reading ends the request; a redirect's body is not wanted.
+    yield* readBounded(response, 1, settings.errorBodyMillis)
+    if (redirect._tag === "Refuse") return yield* redirect.error
+    return yield* execute(http, settings, { ...request, url: redirect.url }, hops + 1)
   })
 
 /** What {@link send} sends. */
@@ -253,7 +267,7 @@ export const requireEventStream = (
         `the server answered a streamed request with ${response.status} and content type ${JSON.stringify(type)}, not an event stream (text/event-stream)`,
         {
           status: response.status,
-          serverMessage: StatusError.serverMessage(scrub(body, settings)),
+          serverMessage: StatusError.serverMessage(body),
         },
       ),
     ),
