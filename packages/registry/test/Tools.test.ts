@@ -431,6 +431,8 @@ describe("bounds on what is wrong", () => {
   const Counts = Schema.Struct({ counts: Schema.Array(Schema.Int), label: Schema.String })
 
   // Before the bound, 10 MB of wrong elements took 11 s and 2.4 GB to report, every one listed.
+  // The one issue named shows that decoding stopped at the first (registry R3); the time it
+  // takes is measured in the bench, not here.
   it.effect(
     "10 MB of wrong array elements are refused at the cost of reading them, in a short message",
     () =>
@@ -440,7 +442,6 @@ describe("bounds on what is wrong", () => {
         const result = yield* one(tools, "t", `{"counts": [${wrong}], "label": 1}`)
         assert.strictEqual(result.content, 'invalid arguments: counts[0]: Expected number, got "x"')
       }),
-    5_000,
   )
 
   it.effect("small arguments get every issue, cut to a few, each short", () =>
