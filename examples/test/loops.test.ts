@@ -4,6 +4,7 @@ import { Request } from "@svir/core"
 import { Answer, ScriptedServer } from "@svir/testing"
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { vi } from "vitest"
 import * as Loop from "../src/loop.js"
 import * as StreamedLoop from "../src/streamed-loop.js"
 
@@ -99,8 +100,10 @@ describe("the loops of the seeds", () => {
     }),
   )
 
-  it.live("the runnable programs play the scripted conversation", () =>
+  it.live("the runnable programs play the scripted conversation, and say so", () =>
     Effect.gen(function* () {
+      const notices = vi.spyOn(console, "error").mockImplementation(() => {})
+      yield* Effect.addFinalizer(() => Effect.sync(() => notices.mockRestore()))
       const scripted = { baseUrl: undefined, model: "scripted" }
       const done = yield* Loop.ask(scripted)
       assert.include(done.text, "Order 42 is shipped")
@@ -108,6 +111,13 @@ describe("the loops of the seeds", () => {
       yield* StreamedLoop.ask(scripted, print)
       assert.include(printed.text, "Order 42 is shipped")
       assert.include(printed.calls, "calling lookup")
-    }),
+      const said = notices.mock.calls.map((args) => String(args[0]))
+      assert.strictEqual(said.length, 2)
+      for (const notice of said)
+        assert.match(
+          notice,
+          /^\(no OPENAI_BASE_URL: talking to a scripted server at http:\/\/127\.0\.0\.1:\d+\/v1\)$/,
+        )
+    }).pipe(Effect.scoped),
   )
 })
