@@ -162,7 +162,8 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
       const error = yield* Effect.flip(McpToolbox.http({ url }))
       assert.strictEqual(error._tag, "SvirError")
       assert.strictEqual(error.kind, "Server")
-      assert.include(error.message, "the catalogue is on fire")
+      assert.include(error.serverMessage, "the catalogue is on fire")
+      assert.notInclude(error.message, "the catalogue is on fire")
     }),
   )
 

@@ -50,13 +50,26 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
   if (isTimeout(error)) return SvirError.make("Timeout", message, { cause: error })
   if (isConnectionClosed(error)) return SvirError.make("Transport", message, { cause: error })
   if (isAnswerTooLarge(error)) return SvirError.make("ResponseLimit", message, { cause: error })
+  // The server's own words go in `serverMessage` only: a message gets logged, and those words can
+  // quote the request (D5).
   if (error instanceof McpError) {
-    return SvirError.make("Server", message, { serverMessage: error.message, cause: error })
+    return SvirError.make(
+      "Server",
+      `${doing} failed: the server answered with error ${error.code}`,
+      {
+        serverMessage: error.message,
+        cause: error,
+      },
+    )
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code
     const kind = status === 401 || status === 403 ? "Authentication" : "Transport"
-    return SvirError.make(kind, message, { status, cause: error })
+    return SvirError.make(kind, `${doing} failed: the server answered HTTP ${status}`, {
+      status,
+      serverMessage: error.message,
+      cause: error,
+    })
   }
   if (isSchemaMismatch(error)) {
     return SvirError.make("Protocol", message, { cause: error })
