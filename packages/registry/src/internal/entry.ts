@@ -1,9 +1,10 @@
-import { Json, type Tool, ToolCall, ToolResult } from "@svir/core"
-import { Effect, Exit, Fiber, Result, Schema, type SchemaAST, SchemaIssue } from "effect"
+import { type Tool, ToolCall, ToolResult } from "@svir/core"
+import { Effect, Exit, Fiber, Result, Schema, SchemaIssue } from "effect"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
 import * as Arguments from "../Arguments.js"
 import { jsonNumbersOnly } from "./jsonNumbers.js"
 import { nullsAsAbsent, unknownKeys } from "./jsonSchema.js"
+import { plainStructCheck } from "./quickCheck.js"
 
 /**
  * What a handler may give back: text, a JSON value, or either one later (a Promise) or through an
@@ -40,99 +41,6 @@ export interface Entry<R> {
 const formatIssue = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const closed = { onExcessProperty: "error" } as const
-
-const leafTags = new Set(["String", "Number", "Boolean", "Literal", "Null", "Undefined", "Enum"])
-
-const isPlainValue = (ast: SchemaAST.AST): boolean => {
-  if (ast.encoding !== undefined) return false
-  if (leafTags.has(ast._tag)) return true
-  if (ast._tag === "Union") return ast.types.every(isPlainValue)
-  if (ast._tag === "Arrays") return ast.elements.every(isPlainValue) && ast.rest.every(isPlainValue)
-  return false
-}
-
-const typeCheck = (ast: SchemaAST.AST): ((value: unknown) => boolean) | undefined => {
-  switch (ast._tag) {
-    case "String":
-      return (value) => typeof value === "string"
-    case "Number":
-      return (value) => typeof value === "number"
-    case "Boolean":
-      return (value) => typeof value === "boolean"
-    case "Null":
-      return (value) => value === null
-    case "Literal": {
-      const literal = ast.literal
-      return (value) => value === literal
-    }
-    default:
-      return undefined
-  }
-}
-
-const filtersOf = (
-  checks: ReadonlyArray<SchemaAST.Check<unknown>>,
-): Array<SchemaAST.Filter<unknown>> | undefined => {
-  const filters: Array<SchemaAST.Filter<unknown>> = []
-  for (const check of checks) {
-    if (check._tag === "Filter") filters.push(check)
-    else {
-      const inner = filtersOf(check.checks)
-      if (inner === undefined) return undefined
-      filters.push(...inner)
-    }
-  }
-  return filters
-}
-
-const checkOptions: SchemaAST.ParseOptions = { errors: "first" }
-
-/**
- * A check of one field's JSON value: a plain type and its filters (`Int`, `minLength`, ...) run
- * directly, anything else through `Schema.is`.
- */
-const fieldCheck = (ast: SchemaAST.AST): ((value: unknown) => boolean) => {
-  const type = typeCheck(ast)
-  const filters = ast.checks === undefined ? [] : filtersOf(ast.checks)
-  if (type === undefined || filters === undefined) return Schema.is(Schema.make<Schema.Top>(ast))
-  if (filters.length === 0) return type
-  return (value) => {
-    if (!type(value)) return false
-    for (const filter of filters)
-      if (filter.run(value, ast, checkOptions) !== undefined) return false
-    return true
-  }
-}
-
-/**
- * For a struct whose fields are JSON values as they are (no transformation, no default, no
- * nested object), a check of a parsed JSON value that passes exactly when decoding would give that
- * same value; `undefined` for any other schema. It costs about what checks written by hand cost,
- * a few times less than decoding; a value that fails it is decoded, for the full report.
- */
-const plainStructCheck = (ast: SchemaAST.AST): ((json: unknown) => boolean) | undefined => {
-  if (ast._tag !== "Objects" || ast.encoding !== undefined || ast.checks !== undefined) {
-    return undefined
-  }
-  if (ast.indexSignatures.length > 0) return undefined
-  const fields: Array<readonly [string, boolean, (value: unknown) => boolean]> = []
-  for (const property of ast.propertySignatures) {
-    if (typeof property.name !== "string" || !isPlainValue(property.type)) return undefined
-    const optional = property.type.context?.isOptional === true
-    fields.push([property.name, optional, fieldCheck(property.type)])
-  }
-  const known = new Set(fields.map(([name]) => name))
-  return (json) => {
-    if (!Json.isObject(json)) return false
-    for (const [name, optional, check] of fields) {
-      const value = json[name]
-      // JSON has no `undefined`: a field that reads as undefined is a field left out.
-      if (value === undefined ? !optional : !check(value)) return false
-    }
-    for (const key in json) if (!known.has(key)) return false
-    return true
-  }
-}
 
 const fromSchema = <S extends Schema.Top>(
   schema: S,
