@@ -18,9 +18,9 @@ import * as Runner from "./Runner.js"
  * ```ts
  * // test/conformance.test.ts
  * import { describeCases } from "@svir/conformance/vitest"
- * import { MyCodec } from "../src/index.js"
+ * import { OpenAiCodec } from "@svir/openai-codec"
  *
- * describeCases("my codec", MyCodec.make, [new URL("./cases", import.meta.url)])
+ * describeCases("chat completions", OpenAiCodec.make, [new URL("./cases", import.meta.url)])
  * ```
  *
  * @since 0.1.0

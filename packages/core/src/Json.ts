@@ -138,7 +138,8 @@ export const valueDepth = (value: unknown, limit: number = Number.POSITIVE_INFIN
  * import { Json } from "@svir/core"
  *
  * Json.parse('{"a": 1}') // Result.succeed({ a: 1 })
- * Result.isFailure(Json.parse("[".repeat(100_000))) // true: TooDeep
+ * // nested deeper than the limit: a TooDeep failure
+ * Result.isFailure(Json.parse("[".repeat(100_000))) // true
  * ```
  *
  * @since 0.1.0

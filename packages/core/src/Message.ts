@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type * as Completion from "./Completion.js"
+import type * as Parts from "./internal/parts.js"
 import type * as ToolCall from "./ToolCall.js"
 import type * as ToolResult from "./ToolResult.js"
 
@@ -24,9 +25,7 @@ export interface TextPart {
  * @since 0.1.0
  * @category models
  */
-export type ImagePart =
-  | { readonly _tag: "Image"; readonly url: string }
-  | { readonly _tag: "Image"; readonly data: Uint8Array; readonly mediaType: string }
+export type ImagePart = Parts.ImagePart
 
 /**
  * A file: its name, media type and contents (text, or bytes). Which files a wire can carry is the
@@ -35,12 +34,7 @@ export type ImagePart =
  * @since 0.1.0
  * @category models
  */
-export interface FilePart {
-  readonly _tag: "File"
-  readonly name: string
-  readonly mediaType: string
-  readonly data: string | Uint8Array
-}
+export type FilePart = Parts.FilePart
 
 /**
  * What a user turn is made of.

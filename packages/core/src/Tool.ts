@@ -72,7 +72,8 @@ const namePattern = /^[a-zA-Z0-9_-]{1,64}$/
  * ```ts
  * import { Tool } from "@svir/core"
  *
- * Tool.nameProblem("read file") // 'tool name "read file" has " " at position 4: ...'
+ * Tool.nameProblem("read file")
+ * // 'tool name "read file" has " " at position 4: a name is 1 to 64 characters of a-z, A-Z, 0-9, _ and -'
  * Tool.nameProblem("read_file") // undefined
  * ```
  *

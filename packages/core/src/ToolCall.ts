@@ -178,10 +178,12 @@ const wholeSlice = (text: string, start: number, end: number): string => {
  *
  * @example
  * ```ts
+ * import { Result } from "effect"
  * import { ToolCall } from "@svir/core"
  *
  * ToolCall.readJson("") // Result.succeed({})
- * ToolCall.readJson('{"id": }') // fails: arguments are not valid JSON: unexpected "}" at line 1, column 8
+ * // fails: arguments are not valid JSON: unexpected "}" at line 1, column 8
+ * ToolCall.readJson('{"id": }')
  * ```
  *
  * @since 0.1.0

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type * as Message from "./Message.js"
+import type * as Parts from "./internal/parts.js"
 import * as ToolCall from "./ToolCall.js"
 
 /**
@@ -17,7 +17,7 @@ export interface ToolResult {
   readonly callId: string
   readonly content: string
   readonly isError: boolean
-  readonly attachments?: ReadonlyArray<Message.ImagePart | Message.FilePart> | undefined
+  readonly attachments?: ReadonlyArray<Parts.ImagePart | Parts.FilePart> | undefined
 }
 
 /**

@@ -39,7 +39,8 @@ export const separator = "__"
  * import { ToolName } from "@svir/mcp-bridge"
  *
  * ToolName.offered("read_file", "files") // "files__read_file"
- * ToolName.offered("read.file") // "read_file_" followed by eight hex digits
+ * // "read_file_" and eight hex digits of a hash of the whole name
+ * ToolName.offered("read.file") // "read_file_2d6f0437"
  * ```
  *
  * @since 0.1.0

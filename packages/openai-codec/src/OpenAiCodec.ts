@@ -38,6 +38,15 @@ export interface Options {
   readonly makeCallId?: (() => string) | undefined
 }
 
+/** The options with every default filled in. */
+const resolveOptions = (options: Options | undefined): DecoderOptions.Resolved => ({
+  lenient: options?.mode === "lenient",
+  maxBytes: options?.maxBytes ?? DecoderOptions.defaultMaxBytes,
+  maxEventBytes: options?.maxEventBytes ?? DecoderOptions.defaultMaxEventBytes,
+  maxCalls: options?.maxCalls ?? DecoderOptions.defaultMaxCalls,
+  makeCallId: options?.makeCallId ?? DecoderOptions.randomCallId,
+})
+
 /**
  * The codec's name.
  *
@@ -113,7 +122,7 @@ export const decodeResponse = (
   options?: Options,
 ): Effect.Effect<Completion.Completion, SvirError.SvirError> =>
   Effect.suspend(() => {
-    const completion = decodeBody(body, DecoderOptions.resolve(options))
+    const completion = decodeBody(body, resolveOptions(options))
     return completion instanceof SvirError.SvirError
       ? Effect.fail(completion)
       : Effect.succeed(completion)
@@ -139,7 +148,7 @@ export const decodeResponse = (
  * @category decoding
  */
 export const decoder = (options?: Options): Codec.StreamDecoder =>
-  new StreamDecoder(DecoderOptions.resolve(options))
+  new StreamDecoder(resolveOptions(options))
 
 /**
  * The codec, for any transport that takes a core `Codec`.

@@ -1,84 +1,47 @@
 /**
- * The README's examples, compiled and run: a request encoded, a stream decoded, and the codec
- * wrapped with plain fetch (here a fetch that answers from memory).
+ * The README's examples, read from the README itself and run: a request encoded, a stream
+ * decoded, and the codec wrapped with plain fetch (here a fetch that answers from memory). Each
+ * ```ts block is written as a module that exports the names a test uses, then imported.
  */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
-import { type Codec, type Completion, Request, SvirError, Tool } from "@svir/core"
+import { type Completion, type Event, type Request, SvirError } from "@svir/core"
 import { Effect, Stream } from "effect"
-import { OpenAiCodec } from "../src/index.js"
+import type { RequestBody } from "../src/index.js"
 
-// --- README: encoding a request
-const weather = Tool.make("weather", "The weather in a city.", {
-  type: "object",
-  properties: { city: { type: "string" } },
-  required: ["city"],
-})
-const request = Request.make("gpt-4o-mini").pipe(
-  Request.system("Be brief."),
-  Request.tool(weather),
-  Request.user("Weather in Paris?"),
-)
-const body = OpenAiCodec.encode(request, { stream: true })
-// Effect<RequestBody, SvirError>: { model, messages, tools, stream: true, stream_options }
+const blocks = [
+  ...readFileSync(new URL("../README.md", import.meta.url), "utf8").matchAll(
+    /^```ts\n([\s\S]*?)^```$/gm,
+  ),
+].map((match) => match[1]!)
 
-// --- README: decoding a stream, synchronously
-const decodeAll = (
-  chunks: Iterable<Uint8Array>,
-  onText: (text: string) => void,
-): Completion.Completion | SvirError.SvirError => {
-  const decoder = OpenAiCodec.decoder({ mode: "strict" })
-  const read = (step: Codec.DecodeStep) => {
-    for (const event of step.events) {
-      if (event._tag === "TextDelta") onText(event.text)
-      if (event._tag === "Completed") return event.completion
-    }
-    return step.error
-  }
-  for (const chunk of chunks) {
-    const outcome = read(decoder.push(chunk))
-    if (outcome !== undefined) return outcome
-  }
-  return read(decoder.finish())!
+/** The README's `index`th TypeScript block, as a module that exports `names`. */
+const readmeBlock = async <A>(index: number, ...names: ReadonlyArray<string>): Promise<A> => {
+  const folder = new URL("../.examples/", import.meta.url)
+  mkdirSync(folder, { recursive: true })
+  const file = new URL(`readme-${index}.ts`, folder)
+  writeFileSync(file, `${blocks[index]}\nexport { ${names.join(", ")} }\n`)
+  return (await import(file.href)) as A
 }
 
-// --- README: any transport, here plain fetch
-const codec = OpenAiCodec.make()
-
-const transportError = (cause: unknown) =>
-  SvirError.make("Transport", "the request to the model server failed", { cause })
-
-const streamWithFetch = (
-  fetchFn: typeof fetch,
-  baseUrl: string,
-  apiKey: string,
-  request: Request.Request,
-) =>
-  Stream.unwrap(
-    Effect.gen(function* () {
-      const body = yield* codec.encode(request, { stream: true })
-      const response = yield* Effect.tryPromise({
-        try: () =>
-          fetchFn(`${baseUrl}${codec.path}`, {
-            method: "POST",
-            headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
-            body: JSON.stringify(body),
-          }),
-        catch: transportError,
-      })
-      if (!response.ok || response.body === null) {
-        const text = yield* Effect.promise(() => response.text())
-        return yield* SvirError.make("Server", `status ${response.status}`, {
-          status: response.status,
-          serverMessage: text,
-        })
-      }
-      const bytes = Stream.fromReadableStream({
-        evaluate: () => response.body!,
-        onError: transportError,
-      })
-      return OpenAiCodec.decodeStream(bytes)
-    }),
-  )
+const { request, body } = await readmeBlock<{
+  readonly request: Request.Request
+  readonly body: Effect.Effect<RequestBody.RequestBody, SvirError.SvirError>
+}>(0, "request", "body")
+const { decodeAll } = await readmeBlock<{
+  readonly decodeAll: (
+    chunks: Iterable<Uint8Array>,
+    onText: (text: string) => void,
+  ) => Completion.Completion | SvirError.SvirError
+}>(1, "decodeAll")
+const { streamWithFetch } = await readmeBlock<{
+  readonly streamWithFetch: (
+    fetchFn: typeof fetch,
+    baseUrl: string,
+    apiKey: string,
+    request: Request.Request,
+  ) => Stream.Stream<Event.Event, SvirError.SvirError>
+}>(2, "streamWithFetch")
 
 const sse = [
   'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Sunny"},"finish_reason":null}]}\n\n',

@@ -4,11 +4,16 @@
  * @since 0.1.0
  */
 import { SvirError, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
-import { Data, Duration, Effect, Option, type Pipeable } from "effect"
+import { Data, Duration, Effect, Option } from "effect"
 import { dual } from "effect/Function"
 import * as Arguments from "./Arguments.js"
 import * as Entry from "./internal/entry.js"
-import { answerOf, fromEntries, isTools as isToolsValue, type TypeId } from "./internal/registry.js"
+import {
+  answerOf,
+  fromEntries,
+  isTools as isToolsValue,
+  type Registry,
+} from "./internal/registry.js"
 
 /**
  * A registry of tools: what each is for, the JSON Schema of its arguments, and the handler that
@@ -18,11 +23,7 @@ import { answerOf, fromEntries, isTools as isToolsValue, type TypeId } from "./i
  * @since 0.1.0
  * @category models
  */
-export interface Tools<R = never> extends Toolbox.Toolbox<R>, Pipeable.Pipeable {
-  readonly [TypeId]: typeof TypeId
-  /** The tools by name, in the order their names were first added. */
-  readonly entries: ReadonlyMap<string, Entry.Entry<R>>
-}
+export interface Tools<R = never> extends Registry<R> {}
 
 /**
  * What a handler may give back. A string is the text the model reads; a number, boolean, `null`,

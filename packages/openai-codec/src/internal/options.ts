@@ -1,5 +1,3 @@
-import type * as OpenAiCodec from "../OpenAiCodec.js"
-
 /** The decoder's options with every default filled in. */
 export interface Resolved {
   readonly lenient: boolean
@@ -38,11 +36,3 @@ export const freshCallId = (makeCallId: () => string, taken: (id: string) => boo
   }
   return id
 }
-
-export const resolve = (options: OpenAiCodec.Options | undefined): Resolved => ({
-  lenient: options?.mode === "lenient",
-  maxBytes: options?.maxBytes ?? defaultMaxBytes,
-  maxEventBytes: options?.maxEventBytes ?? defaultMaxEventBytes,
-  maxCalls: options?.maxCalls ?? defaultMaxCalls,
-  makeCallId: options?.makeCallId ?? randomCallId,
-})

@@ -1,15 +1,21 @@
-import { type Tool, type ToolCall, ToolResult } from "@svir/core"
+import { type Tool, type Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import { Effect, Pipeable } from "effect"
-import type { Tools } from "../Tools.js"
 import { type Answer, type Entry, toEffect } from "./entry.js"
 
 export const TypeId = "~@svir/registry/Tools" as const
+
+/** What `Tools.Tools` is; documented there, declared here so that this module need not import it. */
+export interface Registry<R> extends Toolbox.Toolbox<R>, Pipeable.Pipeable {
+  readonly [TypeId]: typeof TypeId
+  /** The tools by name, in the order their names were first added. */
+  readonly entries: ReadonlyMap<string, Entry<R>>
+}
 
 /** Where a registry keeps its synchronous-when-possible answer function. */
 export const AnswerId: unique symbol = Symbol.for("@svir/registry/Tools/answer")
 
 /** Answers a call at once when its handler can, or gives an Effect. May throw on a defect. */
-export const answerOf = <R>(tools: Tools<R>, call: ToolCall.ToolCall): Answer<R> =>
+export const answerOf = <R>(tools: Registry<R>, call: ToolCall.ToolCall): Answer<R> =>
   (tools as unknown as { readonly [AnswerId]: (call: ToolCall.ToolCall) => Answer<R> })[AnswerId](
     call,
   )
@@ -22,7 +28,7 @@ const Proto = {
   },
 }
 
-export const isTools = (u: unknown): u is Tools<unknown> =>
+export const isTools = (u: unknown): u is Registry<unknown> =>
   typeof u === "object" && u !== null && TypeId in u
 
 const visibleTools = <R>(
@@ -36,7 +42,7 @@ const visibleTools = <R>(
   )
 
 /** A registry over its entries, in the order they were first added. */
-export const fromEntries = <R>(entries: ReadonlyMap<string, Entry<R>>): Tools<R> => {
+export const fromEntries = <R>(entries: ReadonlyMap<string, Entry<R>>): Registry<R> => {
   const list = [...entries.values()]
   const guarded = list.some((entry) => entry.visible !== undefined)
   const tools = guarded ? visibleTools(list) : Effect.succeed(list.map((entry) => entry.tool))
