@@ -287,7 +287,7 @@ export const make = (
     const isLeanable = (error: SvirError.SvirError): boolean =>
       error.kind === "Unsupported" && (error.status === 400 || error.status === 422)
 
-    // The lean retry (issue 5): a strict server refuses optional fields it does not know.
+    // The lean retry (D6): a strict server refuses optional fields it does not know.
     const leanly = <A>(
       body: unknown,
       run: (body: unknown) => Effect.Effect<A, SvirError.SvirError>,
@@ -312,7 +312,14 @@ export const make = (
 
     const totalTimeout = settings.timeouts.total
     const totalError = (millis: number) =>
-      SvirError.make("Timeout", `the call did not finish within ${millis / 1000}s (total timeout)`)
+      SvirError.make(
+        "Timeout",
+        `the call did not finish within ${millis / 1000}s (total timeout)`,
+        {
+          limit: "total",
+          limitMillis: millis,
+        },
+      )
 
     const complete = (request: Request.Request) => {
       const call = Effect.gen(function* () {
@@ -325,6 +332,7 @@ export const make = (
               { method: "POST", url: endpoint, accept: "application/json", body },
               (response) => Transport.readWhole(response, settings),
               settings.timeouts.firstToken,
+              "firstToken",
               (limit) => `the whole answer did not arrive within ${limit} (first token timeout)`,
             ),
           ).pipe(Effect.flatMap((text) => settings.codec.decodeResponse(text))),
@@ -352,6 +360,7 @@ export const make = (
                 { method: "POST", url: endpoint, accept: "text/event-stream", body },
                 Effect.succeed,
                 settings.timeouts.connect,
+                "connect",
                 connectTimeout,
               ).pipe(
                 Effect.flatMap((response) => Transport.requireEventStream(response, settings)),
@@ -382,6 +391,7 @@ export const make = (
           { method: "GET", url: `${settings.baseUrl}/models`, accept: "application/json" },
           (response) => Transport.readWhole(response, settings),
           settings.timeouts.connect,
+          "connect",
           connectTimeout,
         ),
       ).pipe(Effect.flatMap(parseModels), redacted)

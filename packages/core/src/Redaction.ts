@@ -36,7 +36,7 @@ export interface Redaction {
   readonly text: (text: string) => string
   /** Whether the text holds a secret in any form above. */
   readonly reveals: (text: string) => boolean
-  /** The error with its message, server message and cause redacted. */
+  /** The error with its message, the server's message and code, and its cause redacted. */
   readonly error: (error: SvirError.SvirError) => SvirError.SvirError
 }
 
@@ -93,14 +93,25 @@ export const make = (secrets: Iterable<string>): Redaction => {
     return any.test(input)
   }
   const error = (e: SvirError.SvirError): SvirError.SvirError => {
+    const reason = e.reason
     const message = text(e.message)
     const serverMessage = e.serverMessage === undefined ? undefined : text(e.serverMessage)
+    // A server's code is its words too: it is redacted like its message.
+    const code = "code" in reason && typeof reason.code === "string" ? text(reason.code) : undefined
     const cause = redactCause(e.cause, text, reveals, 0)
-    if (message === e.message && serverMessage === e.serverMessage && cause === e.cause) return e
+    if (
+      message === e.message &&
+      serverMessage === e.serverMessage &&
+      (code === undefined || ("code" in reason && code === reason.code)) &&
+      cause === e.cause
+    ) {
+      return e
+    }
+    // The reason's other data (status, retry-after, limits) is kept as it was.
     return SvirError.make(e.kind, message, {
-      status: e.status,
+      ...reason,
       serverMessage,
-      retryAfterMillis: e.retryAfterMillis,
+      ...(code === undefined ? {} : { code }),
       cause,
     })
   }

@@ -20,6 +20,12 @@ const echoes = (secret: string): ReadonlyArray<string> => [
   [...secret].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join(""),
 ]
 
+/** A reason's data but the server's own words, which redaction may change. */
+const notServerWords = (reason: object): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(reason).filter(([key]) => key !== "serverMessage" && key !== "code"),
+  )
+
 describe("Redaction", () => {
   it("takes the secret out in every echoed form", () => {
     for (const echo of echoes(key)) {
@@ -65,6 +71,40 @@ describe("Redaction", () => {
     }
     assert.strictEqual(clean.kind, "Server")
     assert.strictEqual(clean.status, 500)
+  })
+
+  it("keeps the reason's data of every kind when it redacts an error", () => {
+    const errors = [
+      SvirError.make("RateLimited", `slow down, ${key}`, {
+        status: 429,
+        serverMessage: `no more for ${key}`,
+        retryAfterMillis: 2000,
+      }),
+      SvirError.make("Transport", `failed: ${key}`, { status: 503, retryAfterMillis: 10 }),
+      SvirError.make("Timeout", `late: ${key}`, { limit: "idle", limitMillis: 5000 }),
+      SvirError.make("ResponseLimit", `large: ${key}`, { limit: "maxCalls", max: 8 }),
+      SvirError.make("Unsupported", `no part: ${key}`, { status: 400, attachment: "a.pdf" }),
+      SvirError.make("Server", "the server failed", { status: 500, code: `bad key ${key}` }),
+      SvirError.make("ContextOverflow", `too long: ${key}`, { code: "context_length_exceeded" }),
+      SvirError.make("Config", `redirected: ${key}`, { status: 302 }),
+      SvirError.make("TruncatedStream", `cut: ${key}`),
+    ]
+    for (const error of errors) {
+      const clean = redaction.error(error)
+      assert.notStrictEqual(clean, error)
+      assert.isFalse(JSON.stringify(clean).includes(key), JSON.stringify(clean))
+      assert.strictEqual(clean.kind, error.kind)
+      assert.deepStrictEqual(notServerWords(clean.reason), notServerWords(error.reason))
+    }
+    const server = redaction.error(errors[5]!)
+    assert.strictEqual(
+      server.reason._tag === "Server" && server.reason.code,
+      `bad key ${Redaction.placeholder}`,
+    )
+    const limited = redaction.error(errors[0]!)
+    assert.strictEqual(limited.serverMessage, `no more for ${Redaction.placeholder}`)
+    assert.strictEqual(limited.retryAfterMillis, 2000)
+    assert.strictEqual(limited.status, 429)
   })
 
   it("keeps an error that reveals nothing as it is", () => {

@@ -276,6 +276,10 @@ describe("encode", () => {
       assert.strictEqual(yield* kindOf(Request.make("m").pipe(Request.user([]))), "Unsupported")
       const pdf = Message.file("a.pdf", "application/pdf", new Uint8Array([0x25, 0x50, 0x44, 0x46]))
       assert.strictEqual(yield* kindOf(Request.make("m").pipe(Request.user([pdf]))), "Unsupported")
+      const refused = yield* Effect.flip(
+        OpenAiCodec.encode(Request.make("m").pipe(Request.user([pdf])), { stream: false }),
+      )
+      assert.deepInclude(refused.reason, { _tag: "Unsupported", attachment: "a.pdf" })
       const badText = Message.file("a.txt", "text/plain", new Uint8Array([0xff, 0xfe]))
       assert.strictEqual(
         yield* kindOf(Request.make("m").pipe(Request.user([badText]))),

@@ -35,7 +35,11 @@ export const leanBody = (body: unknown): unknown => {
   return lean
 }
 
-const timeoutError = (message: string): SvirError.SvirError => SvirError.make("Timeout", message)
+const timeoutError = (
+  message: string,
+  limit: SvirError.TimeLimit,
+  limitMillis: number,
+): SvirError.SvirError => SvirError.make("Timeout", message, { limit, limitMillis })
 
 const seconds = (millis: number): string => `${millis / 1000}s`
 
@@ -173,7 +177,7 @@ export interface Outgoing {
 
 /**
  * Sends one request and runs `use` on a successful response, the two within the time limit
- * `millis` (`what` names it, see {@link within}). Any other status is the typed error of its
+ * `millis` (`limit` says which, `what` names it in words, see {@link within}). Any other status is the typed error of its
  * kind; its error body is read after the time limit, under the error-body deadline alone, so a
  * server that stalls that body is reported by its status, never as a Timeout.
  */
@@ -183,6 +187,7 @@ export const send = <A>(
   request: Outgoing,
   use: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, SvirError.SvirError>,
   millis: number | undefined,
+  limit: SvirError.TimeLimit,
   what: (limit: string) => string,
 ): Effect.Effect<A, SvirError.SvirError> =>
   within(
@@ -194,6 +199,7 @@ export const send = <A>(
           : Effect.succeed({ _tag: "Refused", response }),
     ),
     millis,
+    limit,
     what,
   ).pipe(
     Effect.flatMap((exchanged) =>
@@ -227,6 +233,7 @@ export const readWhole = (
           SvirError.make(
             "ResponseLimit",
             `the answer is larger than ${settings.maxResponseBytes} bytes`,
+            { limit: "maxResponseBytes", max: settings.maxResponseBytes },
           ),
         )
       }
@@ -238,19 +245,20 @@ export const readWhole = (
 }
 
 /**
- * Fails with a Timeout when the effect takes longer than `millis`; `what` says which limit, given
- * it in words. Running out interrupts the effect, which aborts its request.
+ * Fails with a Timeout of `limit` when the effect takes longer than `millis`; `what` says which
+ * limit, given it in words. Running out interrupts the effect, which aborts its request.
  */
 export const within = <A>(
   effect: Effect.Effect<A, SvirError.SvirError>,
   millis: number | undefined,
+  limit: SvirError.TimeLimit,
   what: (limit: string) => string,
 ): Effect.Effect<A, SvirError.SvirError> =>
   millis === undefined
     ? effect
     : Effect.timeoutOrElse(effect, {
         duration: millis,
-        orElse: () => Effect.fail(timeoutError(what(seconds(millis)))),
+        orElse: () => Effect.fail(timeoutError(what(seconds(millis)), limit, millis)),
       })
 
 /** Fails, saying so, when a streamed request got a success that is not an event stream. */
@@ -310,6 +318,8 @@ export const events = (
                       first
                         ? `no token arrived within ${seconds(limit)} of the answer's start (first token timeout)`
                         : `no event arrived for ${seconds(limit)} (idle timeout)`,
+                      first ? "firstToken" : "idle",
+                      limit,
                     ),
                   ),
               })

@@ -62,6 +62,7 @@ describe("a 100 MB body", () => {
       const client = yield* clientOf(server)
       const error = yield* inBoundedMemory(failure(client.complete(hello)))
       assert.strictEqual(error.kind, "ResponseLimit")
+      assert.deepInclude(error.reason, { limit: "maxResponseBytes", max: 16 * 1024 * 1024 })
       yield* allClosed(server)
       assert.isBelow(server.bytesWritten, 40 * MiB, "the read stopped early")
     }),

@@ -18,6 +18,7 @@ describe("a server that accepts and never answers", () => {
       const error = yield* failure(Stream.runCollect(client.stream(hello)))
       assert.strictEqual(error.kind, "Timeout")
       assert.include(error.message, "connect timeout")
+      assert.deepInclude(error.reason, { limit: "connect", limitMillis: 300 })
       yield* allClosed(server)
     }),
   )
@@ -29,6 +30,7 @@ describe("a server that accepts and never answers", () => {
       const error = yield* failure(client.complete(hello))
       assert.strictEqual(error.kind, "Timeout")
       assert.include(error.message, "first token timeout")
+      assert.deepInclude(error.reason, { limit: "firstToken", limitMillis: 300 })
       yield* allClosed(server)
     }),
   )
@@ -83,6 +85,7 @@ describe("a server that drips one byte at a time", () => {
       )
       assert.strictEqual(error.kind, "Timeout")
       assert.include(error.message, "idle timeout")
+      assert.deepInclude(error.reason, { limit: "idle", limitMillis: 300 })
       assert.deepStrictEqual(seen, ["TextDelta"])
       yield* allClosed(server)
     }),
@@ -106,6 +109,7 @@ describe("a server that drips one byte at a time", () => {
       )
       assert.strictEqual(error.kind, "Timeout")
       assert.include(error.message, "total timeout")
+      assert.deepInclude(error.reason, { limit: "total", limitMillis: 500 })
       assert.isAbove(deltas, 1)
       yield* allClosed(server)
     }),

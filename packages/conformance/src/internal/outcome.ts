@@ -1,4 +1,4 @@
-import { Codec, type Completion, type SvirError } from "@svir/core"
+import { Codec, type Completion, SvirError } from "@svir/core"
 import { Cause, Effect } from "effect"
 import type * as Case from "../Case.js"
 
@@ -37,18 +37,16 @@ export const describeThrown = (cause: unknown): string =>
   oneLine(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause))
 
 /**
- * Reads an error as a `SvirError` by its shape, not by class: a codec built against another copy
- * of `@svir/core` still has its errors recognised.
+ * Reads an error as a `SvirError` by `SvirError.isSvirError`, which goes by the error's marker,
+ * not its class: a codec built against another copy of `@svir/core` still has its errors
+ * recognised. A kind this copy does not know is not a SvirError to it.
  */
 export const failedOutcome = (error: unknown, released: boolean): Outcome => {
-  const tag = (error as { reason?: { _tag?: unknown } } | undefined)?.reason?._tag
-  if (typeof tag === "string" && Object.hasOwn(errorKinds, tag)) {
-    const message = (error as { message?: unknown }).message
-    return {
-      _tag: "Failed",
-      kind: errorKinds[tag as SvirError.Kind],
-      message: oneLine(typeof message === "string" ? message : ""),
-      released,
+  if (SvirError.isSvirError(error)) {
+    // Another copy may be newer and know a kind this one does not.
+    const kind: Case.ErrorKind | undefined = errorKinds[error.reason._tag]
+    if (kind !== undefined) {
+      return { _tag: "Failed", kind, message: oneLine(error.message), released }
     }
   }
   return {

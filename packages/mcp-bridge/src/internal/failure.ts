@@ -36,6 +36,17 @@ export const describe = (error: unknown): string => {
   return String(error)
 }
 
+/** The limit an answer too large was refused by, from the error put in its place. */
+const maxMessageBytesOf = (error: unknown): number | undefined => {
+  const data: unknown = error instanceof McpError ? error.data : undefined
+  return typeof data === "object" &&
+    data !== null &&
+    "maxMessageBytes" in data &&
+    typeof data.maxMessageBytes === "number"
+    ? data.maxMessageBytes
+    : undefined
+}
+
 /** Whether the answer was refused for its size, by the transport that put an error in its place. */
 const isAnswerTooLarge = (error: unknown): boolean =>
   error instanceof McpError && error.code === answerTooLargeCode
@@ -49,7 +60,13 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
   const message = `${doing} failed: ${describe(error)}`
   if (isTimeout(error)) return SvirError.make("Timeout", message, { cause: error })
   if (isConnectionClosed(error)) return SvirError.make("Transport", message, { cause: error })
-  if (isAnswerTooLarge(error)) return SvirError.make("ResponseLimit", message, { cause: error })
+  if (isAnswerTooLarge(error)) {
+    return SvirError.make("ResponseLimit", message, {
+      limit: "maxMessageBytes",
+      max: maxMessageBytesOf(error),
+      cause: error,
+    })
+  }
   // The server's own words go in `serverMessage` only: a message gets logged, and those words can
   // quote the request (D5).
   if (error instanceof McpError) {
@@ -58,6 +75,7 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
       `${doing} failed: the server answered with error ${error.code}`,
       {
         serverMessage: error.message,
+        code: error.code,
         cause: error,
       },
     )

@@ -28,6 +28,7 @@ export const listAll = (
         return yield* SvirError.make(
           "ResponseLimit",
           `listing tools stopped after ${bounds.maxPages} pages: the server has more`,
+          { limit: "maxPages", max: bounds.maxPages },
         )
       }
       const params = cursor === undefined ? undefined : { cursor }
@@ -40,6 +41,7 @@ export const listAll = (
         return yield* SvirError.make(
           "ResponseLimit",
           `listing tools stopped at ${tools.length} tools: more than the limit of ${bounds.maxTools}`,
+          { limit: "maxTools", max: bounds.maxTools },
         )
       }
       if (answer.nextCursor === undefined) return tools

@@ -322,6 +322,7 @@ export class Answer {
         return SvirError.make(
           "ResponseLimit",
           `the answer makes more than ${this.options.maxCalls} calls (the maxCalls option)`,
+          { limit: "maxCalls", max: this.options.maxCalls },
         )
       }
       slot = this.calls.length

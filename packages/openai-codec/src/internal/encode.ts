@@ -3,7 +3,8 @@ import { Json, SvirError } from "@svir/core"
 import * as Base64 from "effect/encoding/Base64"
 import type * as RequestBody from "../RequestBody.js"
 
-const unsupported = (message: string): SvirError.SvirError => SvirError.make("Unsupported", message)
+const unsupported = (message: string, attachment?: string): SvirError.SvirError =>
+  SvirError.make("Unsupported", message, { attachment })
 
 /** D4: a failed result is marked by this prefix, added here and nowhere else. */
 export const errorPrefix = "error: "
@@ -216,6 +217,7 @@ const encodeResult = (
     if (part.type === "image_url") {
       return unsupported(
         `the result for call ${result.callId} carries the image file ${attachment.name}; a Chat Completions tool message carries only text`,
+        attachment.name,
       )
     }
     parts.push(part)
@@ -277,12 +279,16 @@ const encodeFile = (
     if (!isTextMediaType(file.mediaType)) {
       return unsupported(
         `${where} carries the file ${file.name} (${file.mediaType}), which is not text; Chat Completions carries text files and images only`,
+        file.name,
       )
     }
     try {
       text = strictUtf8.decode(file.data)
     } catch {
-      return unsupported(`${where} carries the file ${file.name}, which is not valid UTF-8 text`)
+      return unsupported(
+        `${where} carries the file ${file.name}, which is not valid UTF-8 text`,
+        file.name,
+      )
     }
   }
   return { type: "text", text: `<file name="${escapeName(file.name)}">\n${text}\n</file>` }

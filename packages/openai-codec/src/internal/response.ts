@@ -24,6 +24,7 @@ export const decodeResponse = (
     return SvirError.make(
       "ResponseLimit",
       `the response is longer than ${options.maxBytes} bytes (the maxBytes option)`,
+      { limit: "maxBytes", max: options.maxBytes },
     )
   }
   // A byte order mark some servers put first is not JSON; it is dropped.

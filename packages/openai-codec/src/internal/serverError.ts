@@ -49,7 +49,10 @@ export const fromText = (text: string): SvirError.SvirError =>
  * error's message is what gets logged.
  */
 const fromMessage = (serverMessage: string, code: unknown, place: Place): SvirError.SvirError => {
-  const details = { serverMessage }
+  const details = {
+    serverMessage,
+    code: typeof code === "string" || typeof code === "number" ? code : undefined,
+  }
   if ((typeof code === "string" && overflowCodes.has(code)) || overflowWords.test(serverMessage)) {
     return SvirError.make(
       "ContextOverflow",
@@ -58,11 +61,9 @@ const fromMessage = (serverMessage: string, code: unknown, place: Place): SvirEr
     )
   }
   if (code === "content_filter") {
-    return SvirError.make(
-      "ContentFilter",
-      "the server's content filter stopped the answer",
-      details,
-    )
+    return SvirError.make("ContentFilter", "the server's content filter stopped the answer", {
+      serverMessage,
+    })
   }
   return SvirError.make("Server", `the server reported an error ${place}`, details)
 }

@@ -61,6 +61,7 @@ export class StreamDecoder implements Codec.StreamDecoder {
         SvirError.make(
           "ResponseLimit",
           `the answer is longer than ${this.options.maxBytes} bytes (the maxBytes option)`,
+          { limit: "maxBytes", max: this.options.maxBytes },
         ),
       )
     }
@@ -179,6 +180,7 @@ export class StreamDecoder implements Codec.StreamDecoder {
       SvirError.make(
         "ResponseLimit",
         `an event of the stream is longer than ${this.options.maxEventBytes} bytes (the maxEventBytes option)`,
+        { limit: "maxEventBytes", max: this.options.maxEventBytes },
       ),
     )
   }
