@@ -5,19 +5,19 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import {
-  type Tool as McpTool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js"
-import { Json, Redaction, SvirError, Tool, type Toolbox, ToolCall, ToolResult } from "@svir/core"
-import { Deferred, Effect, Exit, Result, type Scope, Semaphore } from "effect"
-import * as Content from "./Content.js"
+import { Redaction, SvirError, type Tool, type Toolbox, ToolCall, ToolResult } from "@svir/core"
+import { Effect, Result, type Scope } from "effect"
+import type * as Content from "./Content.js"
 import { boundedFetch } from "./internal/boundedFetch.js"
-import { cut } from "./internal/cut.js"
-import { describe, isConnectionClosed, isTimeout, toSvirError } from "./internal/failure.js"
-import { listAll } from "./internal/listing.js"
+import { hookClient } from "./internal/clientHooks.js"
+import { type ConnectionState, makeConnectionState } from "./internal/connection.js"
+import { toSvirError } from "./internal/failure.js"
+import { listTools } from "./internal/listing.js"
+import { makeProbe } from "./internal/probe.js"
 import { makeTail } from "./internal/process.js"
+import { type CallSender, makeCallSender } from "./internal/sendCall.js"
 import { GroupStdioTransport } from "./internal/stdioTransport.js"
+import { makeToolCache, type ToolCache } from "./internal/toolCache.js"
 import * as ToolName from "./ToolName.js"
 
 /**
@@ -128,7 +128,6 @@ const defaultTimeoutMillis = 60_000
 const defaultMaxTotalMillis = 600_000
 const defaultListTimeoutMillis = 30_000
 const defaultConnectTimeoutMillis = 30_000
-const probeTimeoutMillis = 3_000
 const closeGraceMillis = 3_000
 const defaultStopGraceMillis = 2_000
 // The bound of the SDK's own stdio transport (its HTTP transport has none).
@@ -337,50 +336,8 @@ const closeHttp = (client: Client, transport: StreamableHTTPClientTransport): Ef
     Effect.andThen(Effect.promise(() => client.close().catch(() => undefined))),
   )
 
-/** The tools of one listing, and the way back from offered names to the server's names. */
-interface Listing {
-  /** The count of list changes this listing reflects. */
-  readonly version: number
-  readonly tools: ReadonlyArray<Tool.Tool>
-  readonly serverNames: ReadonlyMap<string, string>
-  /** Offered names given by two of the server's tools: only the first is kept. */
-  readonly duplicates: ReadonlyArray<string>
-  /** Tools left out because their input schema nests deeper than `Json.maxDepth`. */
-  readonly tooDeep: ReadonlyArray<string>
-}
-
-const makeListing = (
-  version: number,
-  mcpTools: ReadonlyArray<McpTool>,
-  prefix: string | undefined,
-): Listing => {
-  const tools: Array<Tool.Tool> = []
-  const serverNames = new Map<string, string>()
-  const duplicates: Array<string> = []
-  const tooDeep: Array<string> = []
-  for (const mcpTool of mcpTools) {
-    // A tool that requires task-based execution cannot be answered by `tools/call` alone.
-    if (mcpTool.execution?.taskSupport === "required") continue
-    // A schema this deep could not be written out or walked by a codec without overflowing the
-    // stack; the server's other tools stay usable (DECISIONS.md D4).
-    if (Json.valueDepth(mcpTool.inputSchema, Json.maxDepth) > Json.maxDepth) {
-      tooDeep.push(mcpTool.name)
-      continue
-    }
-    const name = ToolName.offered(mcpTool.name, prefix)
-    if (serverNames.has(name)) {
-      duplicates.push(name)
-      continue
-    }
-    serverNames.set(name, mcpTool.name)
-    tools.push(
-      Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema }),
-    )
-  }
-  return { version, tools, serverNames, duplicates, tooDeep }
-}
-
-interface Connection {
+/** How the Client reached its server, as the bridge needs to know it. */
+interface ConnectionInfo {
   readonly pid: number | undefined
   /** Why calls can no longer be answered once the transport has closed. */
   readonly closeReason: () => string
@@ -388,238 +345,81 @@ interface Connection {
   readonly redaction: Redaction.Redaction
 }
 
-// Servers of the 2024-10-07 revision answer with `toolResult` instead of content blocks.
-const asCallResult = (result: { readonly [key: string]: unknown }): Content.CallResult =>
-  Array.isArray(result.content)
-    ? (result as Content.CallResult)
-    : { structuredContent: result.toolResult }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const bridge = (
   client: Client,
   options: Options,
-  connection: Connection,
+  info: ConnectionInfo,
 ): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
   Effect.gen(function* () {
     const prefix =
       options.prefix === undefined ? undefined : yield* ToolName.validatePrefix(options.prefix)
-    const bounds = {
+    const { redaction } = info
+    const connection = makeConnectionState(info.closeReason)
+    const listing = listTools(client, {
+      prefix,
+      redaction,
       maxPages: options.maxPages ?? 100,
       maxTools: options.maxTools ?? 1_000,
       timeoutMillis: options.listTimeoutMillis ?? defaultListTimeoutMillis,
-    }
-    const timeoutMillis = options.timeoutMillis ?? defaultTimeoutMillis
-    const maxTotalMillis = options.maxTotalMillis ?? defaultMaxTotalMillis
-    const contentOptions = { media: options.media, maxChars: options.maxResultChars }
-
-    // Written from the SDK's callbacks, read by the effects below.
-    const state = {
-      changes: 0,
-      listing: makeListing(0, [], prefix),
-      lost: Deferred.makeUnsafe<string>(),
-      closed: undefined as string | undefined,
-      inFlight: 0,
-      probing: false,
-    }
-    const loseConnection = (reason: string) => {
-      const lost = state.lost
-      state.lost = Deferred.makeUnsafe<string>()
-      Deferred.doneUnsafe(lost, Exit.succeed(reason))
-    }
-    // Over HTTP a server that dies mid-call only breaks a response stream, and the SDK keeps
-    // waiting for the answer. A ping that cannot be delivered tells a dead server from a passing
-    // hiccup; a ping that is merely slow proves nothing (a busy server may answer one request at
-    // a time), and the call's own timeout still applies.
-    const probe = () => {
-      if (state.inFlight === 0 || state.probing || state.closed !== undefined) return
-      state.probing = true
-      client.ping({ timeout: probeTimeoutMillis }).then(
-        () => {
-          state.probing = false
-        },
-        (error: unknown) => {
-          state.probing = false
-          if (!isTimeout(error)) {
-            loseConnection(`the server can no longer be reached (${describe(error)})`)
-          }
-        },
-      )
-    }
-
-    const previousOnError = client.onerror
-    const previousOnClose = client.onclose
-    client.onerror = (error) => {
-      previousOnError?.(error)
-      probe()
-    }
-    client.onclose = () => {
-      previousOnClose?.()
-      state.closed = connection.closeReason()
-      loseConnection(state.closed)
-    }
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      state.changes++
     })
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        if (previousOnError === undefined) delete client.onerror
-        else client.onerror = previousOnError
-        if (previousOnClose === undefined) delete client.onclose
-        else client.onclose = previousOnClose
-        client.removeNotificationHandler(ToolListChangedNotificationSchema.shape.method.value)
-      }),
-    )
+    const cache = makeToolCache(listing, () => connection.closed() !== undefined, redaction)
+    yield* hookClient(client, {
+      onError: makeProbe(client, connection),
+      onClose: connection.markClosed,
+      onToolListChanged: cache.listChanged,
+    })
+    yield* cache.refresh
 
-    const { redaction } = connection
-    const warn = (message: string) => Effect.logWarning(redaction.text(message))
-
-    const listAt = (version: number): Effect.Effect<Listing, SvirError.SvirError> =>
-      client.getServerCapabilities()?.tools === undefined
-        ? Effect.succeed(makeListing(version, [], prefix))
-        : listAll(client, bounds).pipe(
-            Effect.mapError(redaction.error),
-            Effect.map((tools) => makeListing(version, tools, prefix)),
-            Effect.tap((listing) =>
-              listing.duplicates.length === 0
-                ? Effect.void
-                : warn(
-                    `MCP tools offered under a name already taken were left out: ${listing.duplicates.join(", ")}`,
-                  ),
-            ),
-            Effect.tap((listing) =>
-              listing.tooDeep.length === 0
-                ? Effect.void
-                : warn(
-                    `MCP tools whose input schema nests deeper than ${Json.maxDepth} levels were left out: ${listing.tooDeep.join(", ")}`,
-                  ),
-            ),
-            Effect.tap((listing) =>
-              Effect.sync(() => {
-                state.listing = listing
-              }),
-            ),
-          )
-
-    const lock = Semaphore.makeUnsafe(1)
-    const isCurrent = () => state.listing.version === state.changes || state.closed !== undefined
-    // A refresh that fails keeps the tools listed before, until the server reports a change again.
-    const current: Effect.Effect<Listing> = Effect.suspend(() =>
-      isCurrent()
-        ? Effect.succeed(state.listing)
-        : lock.withPermits(1)(
-            Effect.suspend(() => {
-              if (isCurrent()) return Effect.succeed(state.listing)
-              const version = state.changes
-              return listAt(version).pipe(
-                Effect.catch((error) =>
-                  warn(
-                    `MCP tools could not be listed again; keeping the earlier list: ${error.message}`,
-                  ).pipe(
-                    Effect.andThen(
-                      Effect.sync(() => {
-                        state.listing = { ...state.listing, version }
-                        return state.listing
-                      }),
-                    ),
-                  ),
-                ),
-              )
-            }),
-          ),
-    )
-
-    const describeFailure = (name: string, error: unknown): string => {
-      if (isTimeout(error)) return `tool ${name} did not answer in time (${describe(error)})`
-      if (isConnectionClosed(error)) {
-        return `tool ${name} got no answer: ${state.closed ?? connection.closeReason()}`
-      }
-      return `tool ${name} failed: ${describe(error)}`
-    }
-
-    const send = (
-      call: ToolCall.ToolCall,
-      serverName: string,
-      args: Record<string, unknown>,
-    ): Effect.Effect<ToolResult.ToolResult> => {
-      const answer = Effect.tryPromise({
-        try: (signal) =>
-          client.callTool({ name: serverName, arguments: args }, undefined, {
-            signal,
-            timeout: timeoutMillis,
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: maxTotalMillis,
-            onprogress: (progress) => {
-              // A listener that throws must not break the SDK's handling of the notification.
-              try {
-                options.onProgress?.({ callId: call.id, name: call.name, ...progress })
-              } catch {}
-            },
-          }),
-        // An error's text is as long as the server made it: redacted whole, then cut like a
-        // result's content.
-        catch: (error) =>
-          cut(
-            redaction.text(describeFailure(call.name, error)),
-            options.maxResultChars ?? Content.defaultMaxChars,
-          ),
-      }).pipe(
-        Effect.map((result) => Content.toToolResult(call.id, asCallResult(result), contentOptions)),
-        Effect.catch((message) => Effect.succeed(ToolResult.error(call.id, message))),
-      )
-      return Effect.suspend(() => {
-        const connectionLost = Effect.map(Deferred.await(state.lost), (reason) =>
-          ToolResult.error(call.id, `tool ${call.name} got no answer: ${reason}`),
-        )
-        state.inFlight++
-        return Effect.raceFirst(answer, connectionLost).pipe(
-          Effect.ensuring(
-            Effect.sync(() => {
-              state.inFlight--
-            }),
-          ),
-        )
-      })
-    }
-
-    const answer = (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
-      Effect.gen(function* () {
-        const listing = yield* current
-        const serverName = listing.serverNames.get(call.name)
-        if (serverName === undefined) {
-          return ToolResult.unknownTool(
-            call.id,
-            call.name,
-            listing.tools.map((tool) => tool.name),
-          )
-        }
-        const args = ToolCall.readJson(call.arguments)
-        if (Result.isFailure(args)) return ToolResult.error(call.id, args.failure.message)
-        if (!isRecord(args.success)) {
-          return ToolResult.error(call.id, `the arguments of ${call.name} must be a JSON object`)
-        }
-        if (state.closed !== undefined) {
-          return ToolResult.error(call.id, `tool ${call.name} cannot be called: ${state.closed}`)
-        }
-        return yield* send(call, serverName, args.success)
-      })
-
-    // A failure's text may quote what the server echoed of the request.
-    const call = (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
-      Effect.map(answer(call), (result) =>
-        result.isError ? { ...result, content: redaction.text(result.content) } : result,
-      )
-
-    yield* listAt(state.changes)
-
+    const send = makeCallSender(client, connection, {
+      timeoutMillis: options.timeoutMillis ?? defaultTimeoutMillis,
+      maxTotalMillis: options.maxTotalMillis ?? defaultMaxTotalMillis,
+      content: { media: options.media, maxChars: options.maxResultChars },
+      redaction,
+      onProgress: (call, progress) =>
+        options.onProgress?.({ callId: call.id, name: call.name, ...progress }),
+    })
+    const answer = answerCall(cache, connection, send)
     return {
-      tools: Effect.map(current, (listing) => listing.tools),
-      call,
-      serverNames: Effect.map(current, (listing) => listing.serverNames),
-      refresh: lock.withPermits(1)(
-        Effect.suspend(() => Effect.map(listAt(state.changes), (listing) => listing.tools)),
-      ),
-      pid: connection.pid,
+      tools: Effect.map(cache.current, (offered) => offered.tools),
+      // A failure's text may quote what the server echoed of the request.
+      call: (call) =>
+        Effect.map(answer(call), (result) =>
+          result.isError ? { ...result, content: redaction.text(result.content) } : result,
+        ),
+      serverNames: Effect.map(cache.current, (offered) => offered.serverNames),
+      refresh: Effect.map(cache.refresh, (offered) => offered.tools),
+      pid: info.pid,
     }
   })
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Answers a call through `send`. A name not offered, arguments that are not a JSON object and a
+ * connection already closed give a failed result without a word to the server.
+ */
+const answerCall =
+  (cache: ToolCache, connection: ConnectionState, send: CallSender) =>
+  (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
+    Effect.gen(function* () {
+      const offered = yield* cache.current
+      const serverName = offered.serverNames.get(call.name)
+      if (serverName === undefined) {
+        return ToolResult.unknownTool(
+          call.id,
+          call.name,
+          offered.tools.map((tool) => tool.name),
+        )
+      }
+      const args = ToolCall.readJson(call.arguments)
+      if (Result.isFailure(args)) return ToolResult.error(call.id, args.failure.message)
+      if (!isRecord(args.success)) {
+        return ToolResult.error(call.id, `the arguments of ${call.name} must be a JSON object`)
+      }
+      const closed = connection.closed()
+      if (closed !== undefined) {
+        return ToolResult.error(call.id, `tool ${call.name} cannot be called: ${closed}`)
+      }
+      return yield* send(call, serverName, args.success)
+    })

@@ -124,6 +124,24 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
     }),
   )
 
+  it.live("reads an error answer with the code of the SDK's timeout as the server's error", () =>
+    Effect.gen(function* () {
+      const client = yield* scripted((request) => ({
+        raw: {
+          jsonrpc: "2.0",
+          id: request.id,
+          error: { code: -32001, message: "the upstream service timed out" },
+        },
+      }))
+      const error = yield* Effect.flip(McpToolbox.fromClient(client))
+      assert.strictEqual(error.kind, "Server")
+      assert.strictEqual(
+        error.message,
+        "listing tools (page 1) failed: the server answered with error -32001",
+      )
+    }),
+  )
+
   it.live("leaves the Client's own handlers as they were when the Scope closes", () =>
     Effect.gen(function* () {
       const client = yield* scripted(() => oneTool)

@@ -138,6 +138,18 @@ describe("McpToolbox.stdio with a hostile server", () => {
     }),
   )
 
+  it.live("reads a server's error with the code of the SDK's timeout as the server's error", () =>
+    Effect.gen(function* () {
+      const toolbox = yield* hostile()
+      assert.deepStrictEqual(yield* call(toolbox, "server_timeout"), {
+        isError: true,
+        content:
+          "tool server_timeout failed: MCP error -32001: MCP error -32001: the upstream service timed out",
+      })
+      assert.deepStrictEqual(yield* call(toolbox, "echo"), fine)
+    }),
+  )
+
   it.live("cuts a failure's text like any result, whether the tool or the server failed", () =>
     Effect.gen(function* () {
       const toolbox = yield* hostile([], { maxResultChars: 100 })

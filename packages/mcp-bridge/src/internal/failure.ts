@@ -7,9 +7,25 @@ import { answerTooLargeCode } from "./bounded.js"
 export const isConnectionClosed = (error: unknown): boolean =>
   error instanceof McpError && error.code === ErrorCode.ConnectionClosed
 
-/** Whether the SDK gave up waiting for an answer. */
+/**
+ * Whether the SDK gave up waiting for an answer. Its own timeouts carry the bound that ran out in
+ * `data` (`{ timeout }` for a request's timer, `{ maxTotalTimeout, totalElapsed }` for the total);
+ * a server's error answer with the same code, -32001, is the server's error (DECISIONS.md D6).
+ */
 export const isTimeout = (error: unknown): boolean =>
-  error instanceof McpError && error.code === ErrorCode.RequestTimeout
+  error instanceof McpError &&
+  error.code === ErrorCode.RequestTimeout &&
+  (numberIn(error.data, "timeout") !== undefined ||
+    numberIn(error.data, "maxTotalTimeout") !== undefined)
+
+/** The number under `key` of an error's data, if there is one. */
+const numberIn = (data: unknown, key: string): number | undefined => {
+  const value: unknown =
+    typeof data === "object" && data !== null
+      ? (data as { readonly [key: string]: unknown })[key]
+      : undefined
+  return typeof value === "number" ? value : undefined
+}
 
 interface SchemaIssue {
   readonly path?: ReadonlyArray<PropertyKey>
@@ -37,15 +53,8 @@ export const describe = (error: unknown): string => {
 }
 
 /** The limit an answer too large was refused by, from the error put in its place. */
-const maxMessageBytesOf = (error: unknown): number | undefined => {
-  const data: unknown = error instanceof McpError ? error.data : undefined
-  return typeof data === "object" &&
-    data !== null &&
-    "maxMessageBytes" in data &&
-    typeof data.maxMessageBytes === "number"
-    ? data.maxMessageBytes
-    : undefined
-}
+const maxMessageBytesOf = (error: unknown): number | undefined =>
+  error instanceof McpError ? numberIn(error.data, "maxMessageBytes") : undefined
 
 /** Whether the answer was refused for its size, by the transport that put an error in its place. */
 const isAnswerTooLarge = (error: unknown): boolean =>
@@ -93,4 +102,14 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
     return SvirError.make("Protocol", message, { cause: error })
   }
   return SvirError.make("Transport", message, { cause: error })
+}
+
+/**
+ * Why a call got no result, as its failed result says it: a timeout of the SDK, the connection
+ * closed under it (`closeReason`), or anything else the SDK rejected with.
+ */
+export const describeCallFailure = (name: string, error: unknown, closeReason: string): string => {
+  if (isTimeout(error)) return `tool ${name} did not answer in time (${describe(error)})`
+  if (isConnectionClosed(error)) return `tool ${name} got no answer: ${closeReason}`
+  return `tool ${name} failed: ${describe(error)}`
 }

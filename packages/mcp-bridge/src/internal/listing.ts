@@ -1,8 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { SvirError } from "@svir/core"
+import { Json, type Redaction, SvirError } from "@svir/core"
 import { Effect } from "effect"
 import { toSvirError } from "./failure.js"
+import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
 
 /** The bounds of one listing. */
 export interface Bounds {
@@ -53,5 +54,46 @@ export const listAll = (
       }
       seenCursors.add(answer.nextCursor)
       cursor = answer.nextCursor
+    }
+  })
+
+/** What one listing needs besides the Client. */
+export interface ListingSettings extends Bounds {
+  readonly prefix: string | undefined
+  /** Applied to the listing's errors and warnings. */
+  readonly redaction: Redaction.Redaction
+}
+
+/**
+ * The server's tools as offered, with a warning for the tools left out. A server without the
+ * tools capability offers none.
+ */
+export const listTools = (
+  client: Client,
+  settings: ListingSettings,
+): Effect.Effect<OfferedTools, SvirError.SvirError> =>
+  client.getServerCapabilities()?.tools === undefined
+    ? Effect.succeed(noTools)
+    : listAll(client, settings).pipe(
+        Effect.mapError(settings.redaction.error),
+        Effect.map((tools) => offerTools(tools, settings.prefix)),
+        Effect.tap((offered) => warnLeftOut(offered, settings.redaction)),
+      )
+
+const warnLeftOut = (offered: OfferedTools, redaction: Redaction.Redaction): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (offered.duplicates.length > 0) {
+      yield* Effect.logWarning(
+        redaction.text(
+          `MCP tools offered under a name already taken were left out: ${offered.duplicates.join(", ")}`,
+        ),
+      )
+    }
+    if (offered.tooDeep.length > 0) {
+      yield* Effect.logWarning(
+        redaction.text(
+          `MCP tools whose input schema nests deeper than ${Json.maxDepth} levels were left out: ${offered.tooDeep.join(", ")}`,
+        ),
+      )
     }
   })
