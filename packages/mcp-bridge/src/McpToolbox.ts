@@ -5,7 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Redaction, SvirError, type Tool, type Toolbox, ToolCall, ToolResult } from "@svir/core"
+import { Json, Redaction, SvirError, type Tool, type Toolbox, ToolCall, ToolResult } from "@svir/core"
 import { Effect, Result, type Scope } from "effect"
 import type * as Content from "./Content.js"
 import { boundedFetch } from "./internal/boundedFetch.js"
@@ -392,9 +392,6 @@ const bridge = (
     }
   })
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 /**
  * Answers a call through `send`. A name not offered, arguments that are not a JSON object and a
  * connection already closed give a failed result without a word to the server.
@@ -414,7 +411,7 @@ const answerCall =
       }
       const args = ToolCall.readJson(call.arguments)
       if (Result.isFailure(args)) return ToolResult.error(call.id, args.failure.message)
-      if (!isRecord(args.success)) {
+      if (!Json.isObject(args.success)) {
         return ToolResult.error(call.id, `the arguments of ${call.name} must be a JSON object`)
       }
       const closed = connection.closed()

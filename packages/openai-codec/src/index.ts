@@ -9,3 +9,5 @@
 export * as OpenAiCodec from "./OpenAiCodec.js"
 /** @since 0.1.0 */
 export * as RequestBody from "./RequestBody.js"
+/** @since 0.1.0 */
+export * as ServerError from "./ServerError.js"

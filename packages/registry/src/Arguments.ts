@@ -4,10 +4,10 @@
  *
  * @since 0.1.0
  */
-import type { Tool } from "@svir/core"
+import { Json, type Tool } from "@svir/core"
 import { Effect, Schema } from "effect"
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "effect/StandardSchema"
-import { allowsNull, isRecord, mapChildren } from "./internal/jsonSchema.js"
+import { allowsNull, mapChildren } from "./internal/jsonSchema.js"
 
 /**
  * A schema from another library (zod 4, valibot, ArkType, ...) that both validates
@@ -78,7 +78,7 @@ export const withDefault =
 const maxSafe = Number.MAX_SAFE_INTEGER
 
 const isNonFiniteStrings = (u: unknown): boolean =>
-  isRecord(u) &&
+  Json.isObject(u) &&
   u.type === "string" &&
   Array.isArray(u.enum) &&
   u.enum.every((value) => value === "Infinity" || value === "-Infinity" || value === "NaN")
@@ -90,10 +90,10 @@ const isNonFiniteStrings = (u: unknown): boolean =>
  * are closed.
  */
 const isNotNull = (u: unknown): boolean =>
-  isRecord(u) && Object.keys(u).length === 1 && u.type === "null"
+  Json.isObject(u) && Object.keys(u).length === 1 && u.type === "null"
 
 const tidy = (node: unknown): unknown => {
-  if (!isRecord(node)) return node
+  if (!Json.isObject(node)) return node
   const { $schema: _dialect, ...out } = mapChildren(node, tidy)
   // `Schema.Struct({})` emits "anything but null"; as arguments it means an object with no fields.
   if (isNotNull(out.not) && out.type === undefined) {
@@ -104,7 +104,7 @@ const tidy = (node: unknown): unknown => {
     const branches = out[key]
     if (!Array.isArray(branches) || !branches.some(isNonFiniteStrings)) continue
     const kept = branches.filter((branch) => !isNonFiniteStrings(branch))
-    if (kept.length === 1 && isRecord(kept[0])) {
+    if (kept.length === 1 && Json.isObject(kept[0])) {
       delete out[key]
       Object.assign(out, kept[0], { ...out })
     } else {
@@ -115,7 +115,7 @@ const tidy = (node: unknown): unknown => {
     delete out.minimum
     delete out.maximum
   }
-  if (out.type === "object" && isRecord(out.properties) && !("additionalProperties" in out)) {
+  if (out.type === "object" && Json.isObject(out.properties) && !("additionalProperties" in out)) {
     out.additionalProperties = false
   }
   return out
@@ -179,13 +179,13 @@ const describeDefault = (node: Record<string, unknown>): Record<string, unknown>
 }
 
 const strictNode = (node: unknown): unknown => {
-  if (!isRecord(node)) return node
+  if (!Json.isObject(node)) return node
   const out = mapChildren(node, strictNode)
-  if (isRecord(out.properties)) {
+  if (Json.isObject(out.properties)) {
     const required = new Set(Array.isArray(node.required) ? node.required : [])
     const properties: Record<string, unknown> = {}
     for (const [name, child] of Object.entries(out.properties)) {
-      properties[name] = required.has(name) || !isRecord(child) ? child : nullable(child)
+      properties[name] = required.has(name) || !Json.isObject(child) ? child : nullable(child)
     }
     out.properties = properties
     out.required = Object.keys(properties)

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { SvirError, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
-import { Data, Duration, Effect, Option } from "effect"
+import { Data, Duration, Effect, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import * as Arguments from "./Arguments.js"
 import * as Entry from "./internal/entry.js"
@@ -332,7 +332,7 @@ interface Bounds {
 const isCount = (value: number, least: number): boolean =>
   value === Number.POSITIVE_INFINITY || (Number.isSafeInteger(value) && value >= least)
 
-const boundsOf = (options: CallOptions): Bounds | SvirError.SvirError => {
+const boundsOf = (options: CallOptions): Result.Result<Bounds, SvirError.SvirError> => {
   const { maxOutput, concurrency = 1 } = options
   if (maxOutput !== undefined && !isCount(maxOutput, 0)) {
     return configError(
@@ -344,7 +344,8 @@ const boundsOf = (options: CallOptions): Bounds | SvirError.SvirError => {
       `concurrency must be a whole number, 1 or more, or Infinity; got ${concurrency}`,
     )
   }
-  if (options.timeout === undefined) return { timeout: undefined, maxOutput, concurrency }
+  if (options.timeout === undefined)
+    return Result.succeed({ timeout: undefined, maxOutput, concurrency })
   const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout))
   // `Duration.fromInput` reads NaN as zero: the comparison refuses both.
   if (timeout === undefined || !(Duration.toMillis(timeout) > 0)) {
@@ -352,10 +353,10 @@ const boundsOf = (options: CallOptions): Bounds | SvirError.SvirError => {
       `timeout must be a duration longer than zero, or Infinity; got ${String(options.timeout)}`,
     )
   }
-  return { timeout, maxOutput, concurrency }
+  return Result.succeed({ timeout, maxOutput, concurrency })
 }
 
-const configError = (message: string) => SvirError.make("Config", message)
+const configError = (message: string) => Result.fail(SvirError.make("Config", message))
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
 
@@ -372,8 +373,8 @@ const unexpectedly = <R>(self: Tools<R>, call: ToolCall.ToolCall, defect: unknow
   Toolbox.callSafely({ tools: self.tools, call: () => Effect.die(defect) }, call)
 
 /** The answer to a call, at once when the handler gives it at once; never throws or fails. */
-const answerSafely = <R>(self: Tools<R>, call: ToolCall.ToolCall): Entry.Answer<R> => {
-  let answer: Entry.Answer<R>
+const answerSafely = <R>(self: Tools<R>, call: ToolCall.ToolCall): Entry.Reply<R> => {
+  let answer: Entry.Reply<R>
   try {
     answer = answerOf(self, call)
   } catch (defect) {
@@ -388,7 +389,7 @@ const answerWithin = <R>(
   self: Tools<R>,
   call: ToolCall.ToolCall,
   bounds: Bounds,
-): Entry.Answer<R> => {
+): Entry.Reply<R> => {
   const answer = answerSafely(self, call)
   const { maxOutput, timeout } = bounds
   // An answer given at once cannot be stopped by a timer, so only the Effect is timed.
@@ -458,9 +459,9 @@ export const call = <R>(
 ): Effect.Effect<ToolResult.ToolResult, never, R> =>
   Effect.suspend(() => {
     const bounds = boundsOf(options)
-    return SvirError.isSvirError(bounds)
-      ? Effect.die(bounds)
-      : Entry.toEffect(answerWithin(self, call, bounds))
+    return Result.isFailure(bounds)
+      ? Effect.die(bounds.failure)
+      : Entry.toEffect(answerWithin(self, call, bounds.success))
   })
 
 /**
@@ -485,8 +486,9 @@ export const callAll = <R>(
   calls: Iterable<ToolCall.ToolCall>,
   options: CallOptions = {},
 ): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> => {
-  const bounds = boundsOf(options)
-  if (SvirError.isSvirError(bounds)) return Effect.die(bounds)
+  const checked = boundsOf(options)
+  if (Result.isFailure(checked)) return Effect.die(checked.failure)
+  const bounds = checked.success
   if (bounds.concurrency === 1) return inOrder(self, Array.from(calls), bounds)
   // Calls that run at once go through core's `Toolbox.callAll`, which keeps the calls' order.
   const within: Toolbox.Toolbox<R> = {

@@ -453,5 +453,6 @@ const parseJson = (text: string): unknown => {
   }
 }
 
+// Not core's `Json.isObject`: this package depends on effect only, so it can test any client.
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)

@@ -10,7 +10,7 @@ import {
   readUsage,
   settle,
   tooDeep,
-} from "./answer.js"
+} from "./assembly.js"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 

@@ -1,7 +1,7 @@
 import type { Codec } from "@svir/core"
 import { Event, Json, SvirError } from "@svir/core"
 import { Result } from "effect"
-import { Answer, tooDeep } from "./answer.js"
+import { Assembly, tooDeep } from "./assembly.js"
 import type * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
@@ -27,7 +27,7 @@ const nothing: Codec.DecodeStep = Object.freeze({ events: Object.freeze([]), err
  * TextDecoder, so a character split across chunks is never a problem.
  */
 export class StreamDecoder implements Codec.StreamDecoder {
-  private readonly answer: Answer
+  private readonly answer: Assembly
   private readonly utf8: TextDecoder
   private ended = false
   private total = 0
@@ -44,7 +44,7 @@ export class StreamDecoder implements Codec.StreamDecoder {
   private error: SvirError.SvirError | undefined
 
   constructor(private readonly options: Options.Resolved) {
-    this.answer = new Answer(options)
+    this.answer = new Assembly(options)
     this.utf8 = options.lenient ? lenientUtf8 : strictUtf8
   }
 

@@ -12,10 +12,9 @@ import { plainStructCheck } from "./quickCheck.js"
  */
 export type Output = string | number | boolean | null | object
 
-/** The outcome of decoding: done at once, or an Effect when decoding has to wait. */
+/** The outcome of decoding: a Result at once, or an Effect when decoding has to wait. */
 export type Decoded<A, R> =
-  | { readonly _tag: "Valid"; readonly value: A }
-  | { readonly _tag: "Invalid"; readonly error: ToolCall.ArgumentsError }
+  | Result.Result<A, ToolCall.ArgumentsError>
   | Effect.Effect<A, ToolCall.ArgumentsError, R>
 
 export interface Decoder<A, R> {
@@ -25,15 +24,16 @@ export interface Decoder<A, R> {
 }
 
 /**
- * An answer given at once, or an Effect that gives it. Handlers that answer synchronously (most of
- * them) never enter the Effect runtime: that is what keeps a registry call near a direct call.
+ * A tool's reply to a call: its result given at once, or an Effect that gives it. Handlers that
+ * answer synchronously (most of them) never enter the Effect runtime: that is what keeps a
+ * registry call near a direct call.
  */
-export type Answer<R> = ToolResult.ToolResult | Effect.Effect<ToolResult.ToolResult, never, R>
+export type Reply<R> = ToolResult.ToolResult | Effect.Effect<ToolResult.ToolResult, never, R>
 
 /** One registered tool: its description and how a call of it is answered. */
 export interface Entry<R> {
   readonly tool: Tool.Tool
-  readonly answer: (call: ToolCall.ToolCall) => Answer<R>
+  readonly answer: (call: ToolCall.ToolCall) => Reply<R>
   /** Whether the tool is offered now; absent when it always is. */
   readonly visible?: Effect.Effect<boolean, never, R> | undefined
 }
@@ -57,7 +57,7 @@ const fromSchema = <S extends Schema.Top>(
   return {
     jsonSchema,
     decode: (json, argumentsText) => {
-      if (fits?.(json)) return { _tag: "Valid", value: json }
+      if (fits?.(json)) return Result.succeed(json)
       // Every issue of small arguments, the first of large ones: reporting costs what reading does.
       const report = ToolCall.decodeOptions(argumentsText)
       let exit: Exit.Exit<S["Type"], Schema.SchemaError>
@@ -66,10 +66,10 @@ const fromSchema = <S extends Schema.Top>(
       } catch {
         return Effect.mapError(decodeLater(json, report), invalid)
       }
-      if (Exit.isSuccess(exit)) return { _tag: "Valid", value: exit.value }
+      if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
       const error = exit.cause.reasons[0]
       if (exit.cause.reasons.length === 1 && error?._tag === "Fail") {
-        return { _tag: "Invalid", error: invalid(error.error) }
+        return Result.fail(invalid(error.error))
       }
       // A schema that needs services or waits cannot decode at once: decode it as an Effect.
       return Effect.mapError(decodeLater(json, report), invalid)
@@ -87,27 +87,19 @@ const fromStandard = <A>(
   const outcome = (
     json: unknown,
     done: StandardSchemaV1.Result<A>,
-  ): { readonly value: A } | { readonly error: ToolCall.ArgumentsError } => {
+  ): Result.Result<A, ToolCall.ArgumentsError> => {
     const extra = unknown?.(json) ?? []
-    if (extra.length === 0 && done.issues === undefined) return { value: done.value }
-    return { error: ToolCall.standardArgumentsError([...extra, ...(done.issues ?? [])]) }
+    if (extra.length === 0 && done.issues === undefined) return Result.succeed(done.value)
+    return Result.fail(ToolCall.standardArgumentsError([...extra, ...(done.issues ?? [])]))
   }
   return {
     jsonSchema,
     decode: (json) => {
       const result = schema["~standard"].validate(json)
-      if (!(result instanceof Promise)) {
-        const done = outcome(json, result)
-        return "value" in done
-          ? { _tag: "Valid", value: done.value }
-          : { _tag: "Invalid", error: done.error }
-      }
+      if (!(result instanceof Promise)) return outcome(json, result)
       return Effect.flatMap(
         Effect.promise(() => result),
-        (settled) => {
-          const done = outcome(json, settled)
-          return "value" in done ? Effect.succeed(done.value) : Effect.fail(done.error)
-        },
+        (settled) => Effect.fromResult(outcome(json, settled)),
       )
     },
   }
@@ -126,7 +118,7 @@ export const decoderOf = <S extends Arguments.ArgumentsSchema>(
 
 export const rawJson: Decoder<unknown, never> = {
   jsonSchema: {},
-  decode: (json) => ({ _tag: "Valid", value: json }),
+  decode: (json) => Result.succeed(json),
 }
 
 /** The text of an error a handler failed with, for the model to read. */
@@ -198,11 +190,7 @@ export type Handler<A, E, R> = (
   options: HandlerOptions,
 ) => Output | PromiseLike<Output> | Effect.Effect<Output, E, R>
 
-const answer = <A, E, R>(
-  handler: Handler<A, E, R>,
-  args: A,
-  call: ToolCall.ToolCall,
-): Answer<R> => {
+const answer = <A, E, R>(handler: Handler<A, E, R>, args: A, call: ToolCall.ToolCall): Reply<R> => {
   const options = new CallSignal()
   let output: ReturnType<Handler<A, E, R>>
   try {
@@ -266,13 +254,13 @@ export const make = <A, R, E, R2>(
           onSuccess: (args) => toEffect(answer(handler, args, call)),
         })
       }
-      return decoded._tag === "Valid"
-        ? answer(handler, decoded.value, call)
-        : invalidArguments(call, decoded.error)
+      return Result.isSuccess(decoded)
+        ? answer(handler, decoded.success, call)
+        : invalidArguments(call, decoded.failure)
     },
   }
 }
 
-/** An answer as an Effect. */
-export const toEffect = <R>(answer: Answer<R>): Effect.Effect<ToolResult.ToolResult, never, R> =>
-  Effect.isEffect(answer) ? answer : Effect.succeed(answer)
+/** A reply as an Effect. */
+export const toEffect = <R>(reply: Reply<R>): Effect.Effect<ToolResult.ToolResult, never, R> =>
+  Effect.isEffect(reply) ? reply : Effect.succeed(reply)

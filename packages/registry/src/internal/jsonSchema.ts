@@ -1,8 +1,5 @@
 import { Json } from "@svir/core"
 
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 const keyed = new Set(["properties", "$defs", "definitions"])
 const single = new Set(["items", "additionalProperties", "not"])
 const listed = new Set(["anyOf", "oneOf", "allOf", "prefixItems"])
@@ -14,7 +11,7 @@ export const mapChildren = (
 ): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
-    if (keyed.has(key) && isRecord(value)) {
+    if (keyed.has(key) && Json.isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, f(child)]))
     } else if ((single.has(key) || listed.has(key)) && Array.isArray(value)) {
       out[key] = value.map(f)
@@ -29,7 +26,7 @@ export const mapChildren = (
 
 /** Whether a JSON Schema lets a value be `null` (a schema that says nothing lets anything be). */
 export const allowsNull = (node: unknown): boolean => {
-  if (!isRecord(node)) return true
+  if (!Json.isObject(node)) return true
   if (node.type === "null" || (Array.isArray(node.type) && node.type.includes("null"))) return true
   if (Array.isArray(node.enum) && node.enum.includes(null)) return true
   for (const key of ["anyOf", "oneOf"] as const) {
@@ -54,7 +51,7 @@ const refTarget = (root: Record<string, unknown>, ref: string): unknown => {
   const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
   if (match === null) return undefined
   const definitions = root[match[1]!]
-  return isRecord(definitions)
+  return Json.isObject(definitions)
     ? definitions[match[2]!.replace(/~1/g, "/").replace(/~0/g, "~")]
     : undefined
 }
@@ -67,7 +64,7 @@ const refTarget = (root: Record<string, unknown>, ref: string): unknown => {
  * when the schema has no such field, so that nothing runs for it.
  */
 export const nullsAsAbsent = (schema: unknown): Clean | undefined => {
-  if (!isRecord(schema)) return undefined
+  if (!Json.isObject(schema)) return undefined
   const root = schema
   // `null` marks a definition being built: a recursive schema reads it when the value is cleaned.
   const byRef = new Map<string, Clean | undefined | null>()
@@ -91,7 +88,7 @@ export const nullsAsAbsent = (schema: unknown): Clean | undefined => {
     }
     if (absentWhenNull.size === 0 && nested.size === 0) return undefined
     return (value: unknown) => {
-      if (!isRecord(value)) return value
+      if (!Json.isObject(value)) return value
       let out: Record<string, unknown> | undefined
       for (const name of Object.keys(value)) {
         const field = value[name]
@@ -121,10 +118,10 @@ export const nullsAsAbsent = (schema: unknown): Clean | undefined => {
     }
   }
   const of = (node: unknown): Clean | undefined => {
-    if (!isRecord(node)) return undefined
+    if (!Json.isObject(node)) return undefined
     if (typeof node.$ref === "string") return ofRef(node.$ref)
-    if (isRecord(node.properties)) return ofObject(node, node.properties)
-    if (isRecord(node.items)) return ofItems(node.items)
+    if (Json.isObject(node.properties)) return ofObject(node, node.properties)
+    if (Json.isObject(node.items)) return ofItems(node.items)
     for (const key of ["anyOf", "oneOf"] as const) {
       const branches = node[key]
       if (!Array.isArray(branches)) continue
@@ -149,7 +146,7 @@ type KeyCheck = (value: unknown, path: ReadonlyArray<PropertyKey>, found: Array<
 const unknownKeyLimit = 8
 
 const canBeObject = (node: unknown): boolean => {
-  if (!isRecord(node)) return true
+  if (!Json.isObject(node)) return true
   const type = node.type
   if (typeof type === "string") return type === "object"
   if (Array.isArray(type)) return type.includes("object")
@@ -167,7 +164,7 @@ const canBeObject = (node: unknown): boolean => {
 export const unknownKeys = (
   schema: unknown,
 ): ((value: unknown) => ReadonlyArray<UnknownKey>) | undefined => {
-  if (!isRecord(schema)) return undefined
+  if (!Json.isObject(schema)) return undefined
   const root = schema
   // `null` marks a definition being built: a recursive schema reads it when a value is walked.
   const byRef = new Map<string, KeyCheck | undefined | null>()
@@ -177,7 +174,7 @@ export const unknownKeys = (
     if (byRef.has(ref)) return known
     const target = refTarget(root, ref)
     // A `$ref` that leads only to itself describes nothing to check.
-    if (isRecord(target) && typeof target.$ref === "string") {
+    if (Json.isObject(target) && typeof target.$ref === "string") {
       return seen.has(target.$ref) ? undefined : ofRef(target.$ref, new Set([...seen, ref]))
     }
     byRef.set(ref, null)
@@ -186,7 +183,7 @@ export const unknownKeys = (
     return made
   }
   const ofObject = (node: Record<string, unknown>): KeyCheck | undefined => {
-    const properties = isRecord(node.properties) ? node.properties : {}
+    const properties = Json.isObject(node.properties) ? node.properties : {}
     const closed = node.additionalProperties === false && !("patternProperties" in node)
     const nested = new Map<string, KeyCheck>()
     for (const [name, child] of Object.entries(properties)) {
@@ -229,9 +226,9 @@ export const unknownKeys = (
     }
   }
   const of = (node: unknown): KeyCheck | undefined => {
-    if (!isRecord(node)) return undefined
+    if (!Json.isObject(node)) return undefined
     if (typeof node.$ref === "string") return ofRef(node.$ref, new Set())
-    if (isRecord(node.properties) || "additionalProperties" in node) return ofObject(node)
+    if (Json.isObject(node.properties) || "additionalProperties" in node) return ofObject(node)
     if ("items" in node || "prefixItems" in node) return ofItems(node)
     for (const key of ["anyOf", "oneOf"] as const) {
       const branches = node[key]

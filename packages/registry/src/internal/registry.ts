@@ -1,6 +1,6 @@
 import { type Tool, type Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import { Effect, Pipeable } from "effect"
-import { type Answer, type Entry, toEffect } from "./entry.js"
+import { type Entry, type Reply, toEffect } from "./entry.js"
 
 export const TypeId = "~@svir/registry/Tools" as const
 
@@ -15,8 +15,8 @@ export interface Registry<R> extends Toolbox.Toolbox<R>, Pipeable.Pipeable {
 export const AnswerId: unique symbol = Symbol.for("@svir/registry/Tools/answer")
 
 /** Answers a call at once when its handler can, or gives an Effect. May throw on a defect. */
-export const answerOf = <R>(tools: Registry<R>, call: ToolCall.ToolCall): Answer<R> =>
-  (tools as unknown as { readonly [AnswerId]: (call: ToolCall.ToolCall) => Answer<R> })[AnswerId](
+export const answerOf = <R>(tools: Registry<R>, call: ToolCall.ToolCall): Reply<R> =>
+  (tools as unknown as { readonly [AnswerId]: (call: ToolCall.ToolCall) => Reply<R> })[AnswerId](
     call,
   )
 
@@ -55,7 +55,7 @@ export const fromEntries = <R>(entries: ReadonlyMap<string, Entry<R>>): Registry
       ),
     )
   const names = guarded ? undefined : list.map((entry) => entry.tool.name)
-  const answer = (call: ToolCall.ToolCall): Answer<R> => {
+  const answer = (call: ToolCall.ToolCall): Reply<R> => {
     const entry = entries.get(call.name)
     if (entry === undefined) {
       return names === undefined ? unknown(call) : ToolResult.unknownTool(call.id, call.name, names)

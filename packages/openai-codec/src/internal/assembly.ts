@@ -104,7 +104,7 @@ export const readFinish = (finish: string): WireFinish | undefined => {
  * the finish reason and the usage. Each method gives the error that ends the answer, if any;
  * events go into the array it is given.
  */
-export class Answer {
+export class Assembly {
   private id: string | undefined
   private model: string | undefined
   private readonly text: Array<string> = []
