@@ -173,5 +173,5 @@ describe("ToolCall fuzzing", () => {
       }),
       { numRuns: runs, seed: 7_070 },
     )
-  })
+  }, 120_000)
 })

@@ -414,7 +414,7 @@ describe("the stream decoder, fuzzed", () => {
       ),
       { seed: 20_260_901, numRuns: Math.ceil(runs / 2) },
     )
-  })
+  }, 120_000)
 
   it("lenient mode invents no call and drops none that came with an id and a name", () => {
     fc.assert(
@@ -429,7 +429,7 @@ describe("the stream decoder, fuzzed", () => {
       }),
       { seed: 20_260_902, numRuns: Math.ceil(runs / 4) },
     )
-  })
+  }, 120_000)
 
   it("what strict mode completes, lenient mode completes the same way", () => {
     fc.assert(
@@ -440,7 +440,7 @@ describe("the stream decoder, fuzzed", () => {
       }),
       { seed: 20_260_903, numRuns: Math.ceil(runs / 4) },
     )
-  })
+  }, 120_000)
 })
 
 /** A whole response close to what servers send, from the same calls and finish reasons. */
@@ -606,5 +606,5 @@ describe("the response reader, fuzzed", () => {
       }),
       { seed: 20_260_904, numRuns: Math.ceil(runs / 2) },
     )
-  })
+  }, 120_000)
 })
