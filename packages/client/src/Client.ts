@@ -8,9 +8,12 @@
 import type { Completion, Event, Request } from "@svir/core"
 import { type Codec, SvirError } from "@svir/core"
 import { OpenAiCodec } from "@svir/openai-codec"
-import { Config, Context, type Duration, Effect, Layer, Redacted, Ref, Stream } from "effect"
+import { Config, Context, type Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
+import * as LeanRetry from "./internal/leanRetry.js"
+import * as RetryPolicy from "./internal/retryPolicy.js"
 import * as Settings from "./internal/settings.js"
+import * as TotalTimeout from "./internal/totalTimeout.js"
 import * as Transport from "./internal/transport.js"
 import * as StatusError from "./StatusError.js"
 
@@ -253,79 +256,19 @@ export const make = (
   Effect.gen(function* () {
     const settings = yield* resolveSettings(options)
     const http = yield* HttpClient.HttpClient
-    const strict = yield* Ref.make(false)
+    const lean = yield* LeanRetry.make(settings.leanRetry, settings.redaction)
+    const retrying = RetryPolicy.retrying(settings.retry, settings.redaction)
+    const total = TotalTimeout.make(settings.timeouts.total)
     const endpoint = `${settings.baseUrl}${settings.codec.path}`
-    // Every error and every log line leaves the client through these two, redacted: a server
-    // can echo the key or a header value back in any error (ARCHITECTURE, principle 8).
+    // Every error leaves the client redacted: a server can echo the key or a header value back in
+    // any error (D1). Log lines are redacted where they are written.
     const redacted = Effect.mapError(settings.redaction.error)
-    // The message is redacted on its own: a message cut inside an echoed key ends with a prefix
-    // of it, which is recognized only at the end of a text.
-    const logDebug = (error: SvirError.SvirError, line: (message: string) => string) =>
-      Effect.logDebug(line(settings.redaction.text(error.message)))
 
-    const withRetry = <A>(
-      attempt: Effect.Effect<A, SvirError.SvirError>,
-    ): Effect.Effect<A, SvirError.SvirError> => {
-      const { times, baseDelayMillis, maxDelayMillis } = settings.retry
-      const loop = (done: number): Effect.Effect<A, SvirError.SvirError> =>
-        Effect.catch(attempt, (error) => {
-          if (done >= times || !error.isRetryable) return Effect.fail(error)
-          const backoff = Math.min(maxDelayMillis, baseDelayMillis * 2 ** done)
-          const wait = error.retryAfterMillis ?? Math.round(backoff * (0.5 + Math.random() / 2))
-          return logDebug(
-            error,
-            (message) =>
-              `svir client: ${error.kind} (${message}); retry ${done + 1} of ${times} in ${wait} ms`,
-          ).pipe(
-            Effect.andThen(Effect.sleep(wait)),
-            Effect.andThen(Effect.suspend(() => loop(done + 1))),
-          )
-        })
-      return loop(0)
-    }
-
-    const isLeanable = (error: SvirError.SvirError): boolean =>
-      error.kind === "Unsupported" && (error.status === 400 || error.status === 422)
-
-    // The lean retry (D6): a strict server refuses optional fields it does not know.
-    const leanly = <A>(
-      body: unknown,
-      run: (body: unknown) => Effect.Effect<A, SvirError.SvirError>,
-    ): Effect.Effect<A, SvirError.SvirError> =>
+    const complete = (request: Request.Request) =>
       Effect.gen(function* () {
-        const lean = settings.leanRetry ? Transport.leanBody(body) : undefined
-        if (lean === undefined) return yield* run(body)
-        if (yield* Ref.get(strict)) return yield* run(lean)
-        return yield* Effect.catch(run(body), (error) =>
-          isLeanable(error)
-            ? logDebug(
-                error,
-                (message) =>
-                  `svir client: the server refused the request (${message}); sending it again without optional fields`,
-              ).pipe(
-                Effect.andThen(run(lean)),
-                Effect.tap(() => Ref.set(strict, true)),
-              )
-            : Effect.fail(error),
-        )
-      })
-
-    const totalTimeout = settings.timeouts.total
-    const totalError = (millis: number) =>
-      SvirError.make(
-        "Timeout",
-        `the call did not finish within ${millis / 1000}s (total timeout)`,
-        {
-          limit: "total",
-          limitMillis: millis,
-        },
-      )
-
-    const complete = (request: Request.Request) => {
-      const call = Effect.gen(function* () {
         const body = yield* settings.codec.encode(request, { stream: false })
-        return yield* leanly(body, (body) =>
-          withRetry(
+        return yield* lean.send(body, (body) =>
+          retrying(
             Transport.send(
               http,
               settings,
@@ -337,23 +280,16 @@ export const make = (
             ),
           ).pipe(Effect.flatMap((text) => settings.codec.decodeResponse(text))),
         )
-      })
-      return redacted(
-        totalTimeout === undefined
-          ? call
-          : Effect.timeoutOrElse(call, {
-              duration: totalTimeout,
-              orElse: () => Effect.fail(totalError(totalTimeout)),
-            }),
-      )
-    }
+      }).pipe(Effect.scoped, total.effect, redacted)
 
-    const stream = (request: Request.Request) => {
-      const events = Stream.unwrap(
+    // The scope `Stream.unwrap` gives holds the request: when the stream ends, however early,
+    // the request is aborted, even before its body was read (D9).
+    const stream = (request: Request.Request) =>
+      Stream.unwrap(
         Effect.gen(function* () {
           const body = yield* settings.codec.encode(request, { stream: true })
-          const response = yield* leanly(body, (body) =>
-            withRetry(
+          const response = yield* lean.send(body, (body) =>
+            retrying(
               Transport.send(
                 http,
                 settings,
@@ -369,22 +305,11 @@ export const make = (
           )
           return Transport.events(response, settings)
         }),
-      )
-      const bounded =
-        totalTimeout === undefined
-          ? events
-          : Stream.interruptWhen(
-              events,
-              Effect.sleep(totalTimeout).pipe(
-                Effect.andThen(Effect.fail(totalError(totalTimeout))),
-              ),
-            )
-      // Errors raised inside the stream (the codec's among them) are redacted here too.
-      return Stream.mapError(bounded, settings.redaction.error)
-    }
+        // Errors raised inside the stream, the codec's among them, are redacted too.
+      ).pipe(total.stream, Stream.mapError(settings.redaction.error))
 
     const listModels = () =>
-      withRetry(
+      retrying(
         Transport.send(
           http,
           settings,
@@ -394,14 +319,14 @@ export const make = (
           "connect",
           connectTimeout,
         ),
-      ).pipe(Effect.flatMap(parseModels), redacted)
+      ).pipe(Effect.flatMap(parseModels), Effect.scoped, total.effect, redacted)
 
     return {
       baseUrl: settings.baseUrl,
       complete,
       stream,
       listModels,
-      isStrict: Ref.get(strict),
+      isStrict: lean.isStrict,
     } satisfies Service
   })
 

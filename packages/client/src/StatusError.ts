@@ -1,5 +1,5 @@
 /**
- * How an HTTP answer that is not a success becomes a typed {@link SvirError.SvirError}: the status
+ * How an HTTP response that is not a success becomes a typed {@link SvirError.SvirError}: the status
  * picks the kind, the body gives the server's own words, `Retry-After` gives the wait.
  *
  * | status | kind |
@@ -8,23 +8,28 @@
  * | 408, 504 | Timeout |
  * | 429 | RateLimited, with `Retry-After` (capped) |
  * | 400, 413, 422 naming the context window | ContextOverflow |
- * | 400 with code `content_filter` | ContentFilter |
+ * | 400, 413, 422 with code `content_filter` | ContentFilter |
  * | 500, 502, 503 | Transport |
  * | any other | Unsupported |
+ *
+ * The body is read by `@svir/openai-codec`'s `ServerError`, the one reader of error bodies, so
+ * a context overflow or a content filter is told by the same rules here and inside a stream
+ * (DECISIONS.md D11).
  *
  * @since 0.1.0
  */
 import { Json, SvirError } from "@svir/core"
+import { ServerError } from "@svir/openai-codec"
 import { Result } from "effect"
 
 /**
- * What the mapping needs of an HTTP answer. Header names are in lower case; `body` is
- * `undefined` when it could not be read in time.
+ * What the mapping needs of an HTTP response that is not a success. Header names are in lower
+ * case; `body` is `undefined` when it could not be read in time.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Answer {
+export interface Response {
   readonly status: number
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: string | undefined
@@ -38,18 +43,11 @@ export interface Answer {
  */
 export const defaultMaxRetryAfterMillis = 60_000
 
-const overflowCodes: ReadonlySet<string> = new Set([
-  "context_length_exceeded",
-  "exceed_context_size_error",
-])
-
-const overflowWords =
-  /context[ _-]?(length|size|window)|maximum context|too many tokens|prompt is too long|exceeds? the (model's )?context/i
-
 /**
- * The server's own message in an error body: `error.message`, a string `error`, a string
- * `detail`, `detail[0].msg`, or `message`; else the body itself when it is not JSON. None for
- * JSON nested deeper than `Json.maxDepth`. Cut at {@link SvirError.serverMessageLimit} characters.
+ * The server's own message in an error body, as `ServerError.read` of `@svir/openai-codec` finds
+ * it (`error.message`, a string `error`, a string `detail`, `detail[0].msg`, `detail.message`, or
+ * `message`); else the body itself when it is not JSON. None for JSON nested deeper than
+ * `Json.maxDepth`. Cut at {@link SvirError.serverMessageLimit} characters.
  *
  * @example
  * ```ts
@@ -62,14 +60,23 @@ const overflowWords =
  * @since 0.1.0
  * @category parsing
  */
-export const serverMessage = (body: string | undefined): string | undefined => {
+export const serverMessage = (body: string | undefined): string | undefined =>
+  cut(readBody(body)?.words)
+
+/**
+ * An error body read: a JSON object by `ServerError.read`, plain text as the words. None when
+ * there is no body, or it is JSON but not an object, or it nests too deep to read (D2).
+ */
+const readBody = (body: string | undefined): ServerError.Reading | undefined => {
   if (body === undefined) return undefined
   const json = Json.parse(body)
   if (Result.isFailure(json)) {
     // JSON too deep to read is not the server's words; plain text is.
-    return json.failure.reason === "Syntax" ? cut(body.trim()) : undefined
+    return json.failure.reason === "Syntax"
+      ? { words: body.trim(), code: undefined, type: undefined }
+      : undefined
   }
-  return Json.isObject(json.success) ? cut(messageOf(json.success)) : undefined
+  return Json.isObject(json.success) ? ServerError.read(json.success) : undefined
 }
 
 /** The words, cut at the limit; none when empty. */
@@ -80,18 +87,6 @@ const cut = (text: string | undefined): string | undefined => {
     : text
 }
 
-const messageOf = (json: { readonly [key: string]: unknown }): string | undefined => {
-  const error = json.error
-  if (typeof error === "string") return error
-  if (Json.isObject(error) && typeof error.message === "string") return error.message
-  const detail = json.detail
-  if (typeof detail === "string") return detail
-  if (Array.isArray(detail) && Json.isObject(detail[0]) && typeof detail[0].msg === "string") {
-    return detail[0].msg
-  }
-  return typeof json.message === "string" ? json.message : undefined
-}
-
 /**
  * The error code in a body such as `{"error": {"code": "content_filter"}}`, if there is one.
  *
@@ -99,11 +94,7 @@ const messageOf = (json: { readonly [key: string]: unknown }): string | undefine
  * @category parsing
  */
 export const serverCode = (body: string | undefined): string | undefined => {
-  if (body === undefined) return undefined
-  const json = Json.parse(body)
-  if (Result.isFailure(json) || !Json.isObject(json.success)) return undefined
-  const error = json.success.error
-  const code = Json.isObject(error) ? error.code : json.success.code
+  const code = readBody(body)?.code
   return typeof code === "string" ? code : undefined
 }
 
@@ -164,10 +155,10 @@ export const kindOf = (status: number, body: string | undefined): SvirError.Kind
   if (status === 429) return "RateLimited"
   if (status === 500 || status === 502 || status === 503) return "Transport"
   if (status === 400 || status === 413 || status === 422) {
-    const code = serverCode(body)
-    if (code !== undefined && overflowCodes.has(code)) return "ContextOverflow"
-    if (overflowWords.test(serverMessage(body) ?? "")) return "ContextOverflow"
-    if (status === 400 && code === "content_filter") return "ContentFilter"
+    // D11: the codec's one reading of overflow and filter (its D29).
+    const reading = readBody(body)
+    if (reading !== undefined && ServerError.isContextOverflow(reading)) return "ContextOverflow"
+    if (reading !== undefined && ServerError.isContentFilter(reading)) return "ContentFilter"
   }
   return "Unsupported"
 }
@@ -188,14 +179,14 @@ const describe: Record<SvirError.Kind, string> = {
 }
 
 /**
- * The typed error for an HTTP answer that is not a success, with the server's own words and,
+ * The typed error for an HTTP response that is not a success, with the server's own words and,
  * for a 429, the wait it asks for (capped at `maxRetryAfterMillis`).
  *
  * @example
  * ```ts
  * import { StatusError } from "@svir/client"
  *
- * const error = StatusError.fromAnswer({
+ * const error = StatusError.fromResponse({
  *   status: 429,
  *   headers: { "retry-after": "2" },
  *   body: '{"error":{"message":"slow down"}}',
@@ -207,20 +198,23 @@ const describe: Record<SvirError.Kind, string> = {
  * @since 0.1.0
  * @category mapping
  */
-export const fromAnswer = (
-  answer: Answer,
+export const fromResponse = (
+  response: Response,
   options: { readonly maxRetryAfterMillis?: number | undefined } = {},
 ): SvirError.SvirError => {
-  const kind = kindOf(answer.status, answer.body)
-  const words = serverMessage(answer.body)
+  const kind = kindOf(response.status, response.body)
+  const words = serverMessage(response.body)
   const retryAfter =
     kind === "RateLimited" || kind === "Transport"
-      ? retryAfterMillis(answer.headers, options.maxRetryAfterMillis ?? defaultMaxRetryAfterMillis)
+      ? retryAfterMillis(
+          response.headers,
+          options.maxRetryAfterMillis ?? defaultMaxRetryAfterMillis,
+        )
       : undefined
   // The server's words stay out of the message: they can quote the prompt, and messages get
   // logged (D2).
-  return SvirError.make(kind, `${describe[kind]} (HTTP ${answer.status})`, {
-    status: answer.status,
+  return SvirError.make(kind, `${describe[kind]} (HTTP ${response.status})`, {
+    status: response.status,
     serverMessage: words,
     retryAfterMillis: retryAfter,
   })

@@ -50,7 +50,36 @@ describe("StatusError", () => {
     )
     const filtered = JSON.stringify({ error: { message: "no", code: "content_filter" } })
     assert.strictEqual(StatusError.kindOf(400, filtered), "ContentFilter")
-    assert.strictEqual(StatusError.kindOf(413, filtered), "Unsupported")
+    // D11: the codes count on the statuses that carry them, 400, 413 and 422, as in the Rust crate.
+    assert.strictEqual(StatusError.kindOf(413, filtered), "ContentFilter")
+    assert.strictEqual(StatusError.kindOf(404, filtered), "Unsupported")
+  })
+
+  it("reads llama.cpp's overflow by its type when its code is the status", () => {
+    // llama.cpp's 400 body: the code is the number 400, the kind is in `type`.
+    const body = JSON.stringify({
+      error: { code: 400, message: "try increasing it", type: "exceed_context_size_error" },
+    })
+    assert.strictEqual(StatusError.kindOf(400, body), "ContextOverflow")
+    assert.isUndefined(StatusError.serverCode(body))
+  })
+
+  it("tells an overflow by the same words as a stream's error", () => {
+    for (const words of [
+      "This model's maximum context length is 8192 tokens",
+      "the request exceeds the available context size",
+      "Input exceeds the model's context window",
+      "request exceeds the context budget",
+      "the compacted context is still too large",
+    ]) {
+      const body = JSON.stringify({ error: { message: words } })
+      assert.strictEqual(StatusError.kindOf(400, body), "ContextOverflow", words)
+      assert.strictEqual(StatusError.kindOf(413, body), "ContextOverflow", words)
+    }
+    assert.strictEqual(
+      StatusError.kindOf(400, '{"error":{"message":"bad tool schema"}}'),
+      "Unsupported",
+    )
   })
 
   fc.prop(
@@ -85,7 +114,7 @@ describe("StatusError", () => {
   )("keeps the server's words in serverMessage, never in the message", (status, text, shape) => {
     // What the server says can quote the prompt, and messages get logged (D2).
     const words = `prompt-quote-7731 ${text}`
-    const error = StatusError.fromAnswer({ status, headers: {}, body: bodyShapes(words)[shape]! })
+    const error = StatusError.fromResponse({ status, headers: {}, body: bodyShapes(words)[shape]! })
     assert.strictEqual(error.serverMessage, words)
     assert.notInclude(error.message, "prompt-quote-7731")
     assert.include(error.message, `HTTP ${status}`)
@@ -98,7 +127,7 @@ describe("StatusError", () => {
       `{"detail":${deep}}`,
       `{"detail":[{"msg":"too deep to read","ctx":${deep}}]}`,
     ]) {
-      const error = StatusError.fromAnswer({ status: 400, headers: {}, body })
+      const error = StatusError.fromResponse({ status: 400, headers: {}, body })
       assert.strictEqual(error.kind, "Unsupported")
       assert.strictEqual(error.status, 400)
       assert.isUndefined(error.serverMessage)
@@ -174,13 +203,15 @@ describe("StatusError", () => {
   it("keeps the wait only where waiting helps", () => {
     const headers = { "retry-after": "3" }
     assert.strictEqual(
-      StatusError.fromAnswer({ status: 429, headers, body: "" }).retryAfterMillis,
+      StatusError.fromResponse({ status: 429, headers, body: "" }).retryAfterMillis,
       3_000,
     )
     assert.strictEqual(
-      StatusError.fromAnswer({ status: 503, headers, body: "" }).retryAfterMillis,
+      StatusError.fromResponse({ status: 503, headers, body: "" }).retryAfterMillis,
       3_000,
     )
-    assert.isUndefined(StatusError.fromAnswer({ status: 400, headers, body: "" }).retryAfterMillis)
+    assert.isUndefined(
+      StatusError.fromResponse({ status: 400, headers, body: "" }).retryAfterMillis,
+    )
   })
 })

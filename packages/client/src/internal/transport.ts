@@ -1,5 +1,5 @@
-import { Codec, type Event, SvirError } from "@svir/core"
-import { Effect, Option, Stream } from "effect"
+import { Codec, type Event, Json, SvirError } from "@svir/core"
+import { Effect, Exit, Option, Scope, Stream } from "effect"
 import {
   FetchHttpClient,
   Headers,
@@ -12,29 +12,6 @@ import * as StatusError from "../StatusError.js"
 import * as Redirect from "./redirect.js"
 import type { Settings } from "./settings.js"
 
-/** The fields a strict server may refuse; the lean retry sends the request again without them. */
-export const optionalFields: ReadonlyArray<string> = [
-  "temperature",
-  "max_tokens",
-  "max_completion_tokens",
-  "reasoning_effort",
-  "response_format",
-  "stream_options",
-]
-
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** The body without its optional fields, or `undefined` when it has none. */
-export const leanBody = (body: unknown): unknown => {
-  if (!isObject(body) || !optionalFields.some((field) => field in body)) return undefined
-  const lean: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(body)) {
-    if (!optionalFields.includes(key)) lean[key] = value
-  }
-  return lean
-}
-
 const timeoutError = (
   message: string,
   limit: SvirError.TimeLimit,
@@ -46,7 +23,7 @@ const seconds = (millis: number): string => `${millis / 1000}s`
 /** Why a request never got an answer, in words, from what fetch or the platform reported. */
 const describeCause = (cause: unknown): string => {
   let current: unknown = cause
-  for (let depth = 0; depth < 4 && isObject(current); depth++) {
+  for (let depth = 0; depth < 4 && Json.isObject(current); depth++) {
     if (typeof current.code === "string") return current.code
     current = current.cause
   }
@@ -68,8 +45,8 @@ const transportError = (
 
 /**
  * Reads at most `maxBytes` of a body, giving up after `deadlineMillis`: a server that sends the
- * headers of an error and stalls its body must not hold the caller. Ending the read aborts the
- * request.
+ * headers of an error and stalls its body must not hold the caller. The request is aborted when
+ * its scope closes, not when the read ends (D9).
  */
 const readBounded = (
   response: HttpClientResponse.HttpClientResponse,
@@ -113,21 +90,26 @@ const failWithStatus = (
 ): Effect.Effect<never, SvirError.SvirError> =>
   Effect.flatMap(readBounded(response, errorBodyBytes, settings.errorBodyMillis), (body) =>
     Effect.fail(
-      StatusError.fromAnswer(
+      StatusError.fromResponse(
         { status: response.status, headers: response.headers, body },
         { maxRetryAfterMillis: settings.maxRetryAfterMillis },
       ),
     ),
   )
 
-/** Sends one request and gives the response, whatever its status. */
+/**
+ * Sends one request and gives the response, whatever its status. The request lives in a scope of
+ * its own within the caller's: closing either aborts it, so a response nobody reads is let go as
+ * soon as its call ends, not when it is garbage collected (D9).
+ */
 const execute = (
   http: HttpClient.HttpClient,
   settings: Settings,
   request: Outgoing,
   hops = 0,
-): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError> =>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError, Scope.Scope> =>
   Effect.gen(function* () {
+    const exchange = yield* Scope.fork(yield* Scope.Scope)
     let outgoing = HttpClientRequest.make(request.method)(request.url).pipe(
       HttpClientRequest.setHeaders(settings.headers),
       HttpClientRequest.setHeader("accept", request.accept),
@@ -145,7 +127,9 @@ const execute = (
     }
     const init = Option.getOrUndefined(yield* Effect.serviceOption(FetchHttpClient.RequestInit))
     const redactedNames = yield* Headers.CurrentRedactedNames
-    const response = yield* http.execute(outgoing).pipe(
+    const scoped = HttpClient.withScope(http)
+    const response = yield* scoped.execute(outgoing).pipe(
+      Scope.provide(exchange),
       Effect.mapError((error) => transportError(error, request.url)),
       // Trace headers would tell a third-party server about the caller's spans, and make a
       // browser's preflight fail unless the server allows them.
@@ -161,8 +145,9 @@ const execute = (
     )
     const redirect = Redirect.next(response.status, response.headers.location, request.url, hops)
     if (redirect === undefined) return response
-    // Reading ends the request; a redirect's body is not wanted.
+    // A redirect's body is not wanted: a byte of it is read, and the request ends.
     yield* readBounded(response, 1, settings.errorBodyMillis)
+    yield* Scope.close(exchange, Exit.void)
     if (redirect._tag === "Refuse") return yield* redirect.error
     return yield* execute(http, settings, { ...request, url: redirect.url }, hops + 1)
   })
@@ -179,7 +164,9 @@ export interface Outgoing {
  * Sends one request and runs `use` on a successful response, the two within the time limit
  * `millis` (`limit` says which, `what` names it in words, see {@link within}). Any other status is the typed error of its
  * kind; its error body is read after the time limit, under the error-body deadline alone, so a
- * server that stalls that body is reported by its status, never as a Timeout.
+ * server that stalls that body is reported by its status, never as a Timeout. A failed attempt
+ * aborts its requests at once; a successful one leaves them to the caller's scope, since a
+ * stream's body is read after `send` returns (D9).
  */
 export const send = <A>(
   http: HttpClient.HttpClient,
@@ -189,25 +176,30 @@ export const send = <A>(
   millis: number | undefined,
   limit: SvirError.TimeLimit,
   what: (limit: string) => string,
-): Effect.Effect<A, SvirError.SvirError> =>
-  within(
-    Effect.flatMap(
-      execute(http, settings, request),
-      (response): Effect.Effect<Exchanged<A>, SvirError.SvirError> =>
-        response.status >= 200 && response.status < 300
-          ? Effect.map(use(response), (value) => ({ _tag: "Success", value }))
-          : Effect.succeed({ _tag: "Refused", response }),
-    ),
-    millis,
-    limit,
-    what,
-  ).pipe(
-    Effect.flatMap((exchanged) =>
-      exchanged._tag === "Success"
-        ? Effect.succeed(exchanged.value)
-        : failWithStatus(exchanged.response, settings),
-    ),
-  )
+): Effect.Effect<A, SvirError.SvirError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const attempt = yield* Scope.fork(yield* Scope.Scope)
+    return yield* within(
+      Effect.flatMap(
+        execute(http, settings, request),
+        (response): Effect.Effect<Exchanged<A>, SvirError.SvirError> =>
+          response.status >= 200 && response.status < 300
+            ? Effect.map(use(response), (value) => ({ _tag: "Success", value }))
+            : Effect.succeed({ _tag: "Refused", response }),
+      ),
+      millis,
+      limit,
+      what,
+    ).pipe(
+      Effect.flatMap((exchanged) =>
+        exchanged._tag === "Success"
+          ? Effect.succeed(exchanged.value)
+          : failWithStatus(exchanged.response, settings),
+      ),
+      Scope.provide(attempt),
+      Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause))),
+    )
+  })
 
 type Exchanged<A> =
   | { readonly _tag: "Success"; readonly value: A }
@@ -248,12 +240,12 @@ export const readWhole = (
  * Fails with a Timeout of `limit` when the effect takes longer than `millis`; `what` says which
  * limit, given it in words. Running out interrupts the effect, which aborts its request.
  */
-export const within = <A>(
-  effect: Effect.Effect<A, SvirError.SvirError>,
+export const within = <A, R>(
+  effect: Effect.Effect<A, SvirError.SvirError, R>,
   millis: number | undefined,
   limit: SvirError.TimeLimit,
   what: (limit: string) => string,
-): Effect.Effect<A, SvirError.SvirError> =>
+): Effect.Effect<A, SvirError.SvirError, R> =>
   millis === undefined
     ? effect
     : Effect.timeoutOrElse(effect, {

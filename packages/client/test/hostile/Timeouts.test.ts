@@ -45,6 +45,19 @@ describe("a server that accepts and never answers", () => {
     }),
   )
 
+  it.live("a list of models meets the total timeout, retries included", () =>
+    Effect.gen(function* () {
+      const server = yield* Hostile.start(() => Hostile.silent)
+      const client = yield* clientOf(server, {
+        timeouts: { connect: "1 day", total: "300 millis" },
+      })
+      const error = yield* failure(client.listModels())
+      assert.strictEqual(error.kind, "Timeout")
+      assert.deepInclude(error.reason, { limit: "total", limitMillis: 300 })
+      yield* allClosed(server)
+    }),
+  )
+
   it.live("every retry is abandoned in turn", () =>
     Effect.gen(function* () {
       const server = yield* Hostile.start(() => Hostile.silent)
