@@ -5,7 +5,15 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Json, Redaction, SvirError, type Tool, type Toolbox, ToolCall, ToolResult } from "@svir/core"
+import {
+  Json,
+  Redaction,
+  SvirError,
+  type Tool,
+  type Toolbox,
+  ToolCall,
+  ToolResult,
+} from "@svir/core"
 import { Effect, Result, type Scope } from "effect"
 import type * as Content from "./Content.js"
 import { boundedFetch } from "./internal/boundedFetch.js"
