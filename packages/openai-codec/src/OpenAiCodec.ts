@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Codec, Completion, Event, Request } from "@svir/core"
-import { Codec as CoreCodec, Request as CoreRequest, SvirError } from "@svir/core"
+import { Codec as CoreCodec, Request as CoreRequest, type SvirError } from "@svir/core"
 import { Effect, type Stream } from "effect"
 import * as Encoder from "./internal/encode.js"
 import * as DecoderOptions from "./internal/options.js"
@@ -104,10 +104,9 @@ export const encode = (
   request: Request.Request,
   options: { readonly stream: boolean } = { stream: false },
 ): Effect.Effect<RequestBody.RequestBody, SvirError.SvirError> =>
-  Effect.flatMap(CoreRequest.validate(request), (valid) => {
-    const body = Encoder.encodeBody(valid, options.stream)
-    return body instanceof SvirError.SvirError ? Effect.fail(body) : Effect.succeed(body)
-  })
+  Effect.flatMap(CoreRequest.validate(request), (valid) =>
+    Effect.fromResult(Encoder.encodeBody(valid, options.stream)),
+  )
 
 /**
  * Reads a whole (non-streamed) response body into a Completion. An error body (`{"error": ...}`,
@@ -121,12 +120,7 @@ export const decodeResponse = (
   body: string,
   options?: Options,
 ): Effect.Effect<Completion.Completion, SvirError.SvirError> =>
-  Effect.suspend(() => {
-    const completion = decodeBody(body, resolveOptions(options))
-    return completion instanceof SvirError.SvirError
-      ? Effect.fail(completion)
-      : Effect.succeed(completion)
-  })
+  Effect.suspend(() => Effect.fromResult(decodeBody(body, resolveOptions(options))))
 
 /**
  * A fresh synchronous decoder for one streamed answer: `push(bytes)` gives the events those bytes

@@ -5,8 +5,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
-import { type Completion, type Event, type Request, SvirError } from "@svir/core"
-import { Effect, Stream } from "effect"
+import type { Completion, Event, Request, SvirError } from "@svir/core"
+import { Effect, Result, Stream } from "effect"
 import type { RequestBody } from "../src/index.js"
 
 const blocks = [
@@ -32,7 +32,7 @@ const { decodeAll } = await readmeBlock<{
   readonly decodeAll: (
     chunks: Iterable<Uint8Array>,
     onText: (text: string) => void,
-  ) => Completion.Completion | SvirError.SvirError
+  ) => Result.Result<Completion.Completion, SvirError.SvirError>
 }>(1, "decodeAll")
 const { streamWithFetch } = await readmeBlock<{
   readonly streamWithFetch: (
@@ -66,8 +66,8 @@ describe("README examples", () => {
         shown += text
       },
     )
-    assert.isFalse(SvirError.isSvirError(done))
-    assert.strictEqual(SvirError.isSvirError(done) ? undefined : done.text, "Sunny in Paris.")
+    assert.isTrue(Result.isSuccess(done))
+    assert.strictEqual(Result.isSuccess(done) ? done.success.text : undefined, "Sunny in Paris.")
     assert.strictEqual(shown, "Sunny in Paris.")
   })
 

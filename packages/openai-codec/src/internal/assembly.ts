@@ -1,5 +1,6 @@
 import type { ToolCall } from "@svir/core"
 import { Completion, Event, Json, SvirError } from "@svir/core"
+import { Result } from "effect"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
@@ -72,13 +73,18 @@ export const readUsage = (usage: unknown): Completion.Usage | undefined => {
  * D20: arguments are a string. llama.cpp (#20198) and Ollama (#6155) send a JSON object; lenient
  * mode writes it as JSON text.
  */
-export const readArguments = (args: unknown, lenient: boolean): string | SvirError.SvirError => {
-  if (typeof args === "string") return args
-  if (args === undefined || args === null) return ""
-  if (lenient) return JSON.stringify(args)
-  return SvirError.make(
-    "Protocol",
-    "the server sent a call's arguments as JSON, not as a string (lenient mode reads them)",
+export const readArguments = (
+  args: unknown,
+  lenient: boolean,
+): Result.Result<string, SvirError.SvirError> => {
+  if (typeof args === "string") return Result.succeed(args)
+  if (args === undefined || args === null) return Result.succeed("")
+  if (lenient) return Result.succeed(JSON.stringify(args))
+  return Result.fail(
+    SvirError.make(
+      "Protocol",
+      "the server sent a call's arguments as JSON, not as a string (lenient mode reads them)",
+    ),
   )
 }
 
@@ -103,6 +109,10 @@ export const readFinish = (finish: string): WireFinish | undefined => {
  * The state of one answer as its chunks arrive: text, reasoning, refusal, calls by their pieces,
  * the finish reason and the usage. Each method gives the error that ends the answer, if any;
  * events go into the array it is given.
+ *
+ * A function that only checks (a chunk, a choice, a delta, a finish reason) returns
+ * `SvirError | undefined`: it has no value to give, so `undefined` means "carry on". A function
+ * that gives a value or an error returns a `Result`.
  */
 export class Assembly {
   private id: string | undefined
@@ -282,8 +292,9 @@ export class Assembly {
     // D18: a name that is empty or null on a continuation piece says nothing.
     const rawName = fn?.name
     const name = typeof rawName === "string" && rawName !== "" ? rawName : undefined
-    const fragment = readArguments(fn?.arguments, this.options.lenient)
-    if (fragment instanceof SvirError.SvirError) return fragment
+    const read = readArguments(fn?.arguments, this.options.lenient)
+    if (Result.isFailure(read)) return read.failure
+    const fragment = read.success
 
     let slot: number | undefined
     let adopted: string | undefined
@@ -393,11 +404,10 @@ export class Assembly {
   }
 
   /** The whole answer once the stream says it is done, or why it is not one. */
-  complete(): Completion.Completion | SvirError.SvirError {
+  complete(): Result.Result<Completion.Completion, SvirError.SvirError> {
     if (this.finish === undefined && !this.options.lenient) {
-      return SvirError.make(
-        "TruncatedStream",
-        "the stream ended with [DONE] before a finish reason",
+      return Result.fail(
+        SvirError.make("TruncatedStream", "the stream ended with [DONE] before a finish reason"),
       )
     }
     const calls: Array<ToolCall.ToolCall> = []
@@ -443,7 +453,7 @@ export interface Draft {
  * made (vLLM, OpenAI and Gemini finish a forced call with `stop`); `tool_calls` with no call is
  * an error (D28).
  */
-export const settle = (draft: Draft): Completion.Completion | SvirError.SvirError => {
+export const settle = (draft: Draft): Result.Result<Completion.Completion, SvirError.SvirError> => {
   let finish: Completion.FinishReason
   let calls: ReadonlyArray<ToolCall.ToolCall> = []
   if (draft.filtered || draft.finish === "content_filter") {
@@ -454,16 +464,16 @@ export const settle = (draft: Draft): Completion.Completion | SvirError.SvirErro
     finish = "refusal"
   } else if (draft.calls.length > 0) {
     for (const call of draft.calls) {
-      if (call.name === "")
-        return SvirError.make("Protocol", "the server sent a call without a name")
+      if (call.name === "") {
+        return Result.fail(SvirError.make("Protocol", "the server sent a call without a name"))
+      }
     }
     finish = "tool_calls"
     calls = draft.calls
   } else if (draft.finish === "tool_calls") {
     // D28: the server says the model called, and sent no call to run.
-    return SvirError.make(
-      "Protocol",
-      "the server finished the answer with tool_calls but sent no call",
+    return Result.fail(
+      SvirError.make("Protocol", "the server finished the answer with tool_calls but sent no call"),
     )
   } else {
     finish = "stop"
@@ -475,10 +485,12 @@ export const settle = (draft: Draft): Completion.Completion | SvirError.SvirErro
     calls,
     finish,
   }
-  return Completion.make({
-    ...fields,
-    ...(draft.id === undefined ? {} : { id: draft.id }),
-    ...(draft.model === undefined ? {} : { model: draft.model }),
-    ...(draft.usage === undefined ? {} : { usage: draft.usage }),
-  })
+  return Result.succeed(
+    Completion.make({
+      ...fields,
+      ...(draft.id === undefined ? {} : { id: draft.id }),
+      ...(draft.model === undefined ? {} : { model: draft.model }),
+      ...(draft.usage === undefined ? {} : { usage: draft.usage }),
+    }),
+  )
 }

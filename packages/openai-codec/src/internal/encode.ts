@@ -1,10 +1,14 @@
 import type { Message, Request, Tool, ToolCall, ToolResult } from "@svir/core"
 import { Json, SvirError } from "@svir/core"
+import { Result } from "effect"
 import * as Base64 from "effect/encoding/Base64"
 import type * as RequestBody from "../RequestBody.js"
 
-const unsupported = (message: string, attachment?: string): SvirError.SvirError =>
-  SvirError.make("Unsupported", message, { attachment })
+const unsupported = (
+  message: string,
+  attachment?: string,
+): Result.Result<never, SvirError.SvirError> =>
+  Result.fail(SvirError.make("Unsupported", message, { attachment }))
 
 /** D4: a failed result is marked by this prefix, added here and nowhere else. */
 export const errorPrefix = "error: "
@@ -19,16 +23,16 @@ export const emptyResultContent = "(no output)"
 export const encodeBody = (
   request: Request.Request,
   stream: boolean,
-): RequestBody.RequestBody | SvirError.SvirError => {
+): Result.Result<RequestBody.RequestBody, SvirError.SvirError> => {
   const messages = encodeMessages(request)
-  if (messages instanceof SvirError.SvirError) return messages
-  const body: RequestBody.Fields = { model: request.model, messages }
+  if (Result.isFailure(messages)) return Result.fail(messages.failure)
+  const body: RequestBody.Fields = { model: request.model, messages: messages.success }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort
   for (const tool of request.tools) {
     const deep = tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
-    if (deep !== undefined) return deep
+    if (deep !== undefined) return Result.fail(deep)
   }
   if (request.tools.length > 0) body.tools = request.tools.map(encodeTool)
   const choice = request.toolChoice
@@ -49,11 +53,11 @@ export const encodeBody = (
   const format = request.responseFormat
   if (format?._tag === "JsonSchema") {
     const deep = tooDeep(format.schema, `the schema of the response format ${format.name}`)
-    if (deep !== undefined) return deep
+    if (deep !== undefined) return Result.fail(deep)
   }
   if (format !== undefined) body.response_format = encodeResponseFormat(format)
-  if (!stream) return body
-  return { ...body, stream: true, stream_options: { include_usage: true } }
+  if (!stream) return Result.succeed(body)
+  return Result.succeed({ ...body, stream: true, stream_options: { include_usage: true } })
 }
 
 /**
@@ -62,7 +66,10 @@ export const encodeBody = (
  */
 const tooDeep = (schema: object, what: string): SvirError.SvirError | undefined =>
   Json.valueDepth(schema, Json.maxDepth) > Json.maxDepth
-    ? unsupported(`${what} nests deeper than ${Json.maxDepth} levels, or refers to itself`)
+    ? SvirError.make(
+        "Unsupported",
+        `${what} nests deeper than ${Json.maxDepth} levels, or refers to itself`,
+      )
     : undefined
 
 const encodeTool = (tool: Tool.Tool): RequestBody.FunctionTool => {
@@ -104,7 +111,7 @@ const encodeResponseFormat = (
 
 const encodeMessages = (
   request: Request.Request,
-): Array<RequestBody.ChatMessage> | SvirError.SvirError => {
+): Result.Result<Array<RequestBody.ChatMessage>, SvirError.SvirError> => {
   const out: Array<RequestBody.ChatMessage> = []
   if (request.system !== undefined) out.push({ role: "system", content: request.system })
   const messages = request.messages
@@ -114,8 +121,8 @@ const encodeMessages = (
     switch (message._tag) {
       case "User": {
         const user = encodeUser(message)
-        if (user instanceof SvirError.SvirError) return user
-        out.push(user)
+        if (Result.isFailure(user)) return Result.fail(user.failure)
+        out.push(user.success)
         i++
         break
       }
@@ -127,8 +134,8 @@ const encodeMessages = (
         while (end < messages.length && messages[end]!._tag === "Tool") end++
         if (message.calls.length === 0 && end === i) break
         const results = encodeResults(message.calls, messages.slice(i, end) as Array<Message.Tool>)
-        if (results instanceof SvirError.SvirError) return results
-        for (const result of results) out.push(result)
+        if (Result.isFailure(results)) return Result.fail(results.failure)
+        for (const result of results.success) out.push(result)
         i = end
         break
       }
@@ -138,7 +145,7 @@ const encodeMessages = (
         )
     }
   }
-  return out
+  return Result.succeed(out)
 }
 
 const encodeAssistant = (message: Message.Assistant): RequestBody.AssistantMessage => {
@@ -166,7 +173,7 @@ const encodeCall = (call: ToolCall.ToolCall): RequestBody.ToolCallParam => ({
 const encodeResults = (
   calls: ReadonlyArray<ToolCall.ToolCall>,
   results: ReadonlyArray<Message.Tool>,
-): Array<RequestBody.ToolMessage> | SvirError.SvirError => {
+): Result.Result<Array<RequestBody.ToolMessage>, SvirError.SvirError> => {
   const taken = new Array<boolean>(results.length).fill(false)
   const out: Array<RequestBody.ToolMessage> = []
   for (const call of calls) {
@@ -184,8 +191,8 @@ const encodeResults = (
     }
     taken[found] = true
     const message = encodeResult(results[found]!.result)
-    if (message instanceof SvirError.SvirError) return message
-    out.push(message)
+    if (Result.isFailure(message)) return Result.fail(message.failure)
+    out.push(message.success)
   }
   const extra = taken.indexOf(false)
   if (extra !== -1) {
@@ -193,17 +200,17 @@ const encodeResults = (
       `the result for call ${results[extra]!.result.callId} answers no call of the assistant turn before it`,
     )
   }
-  return out
+  return Result.succeed(out)
 }
 
 const encodeResult = (
   result: ToolResult.ToolResult,
-): RequestBody.ToolMessage | SvirError.SvirError => {
+): Result.Result<RequestBody.ToolMessage, SvirError.SvirError> => {
   const text = isBlank(result.content) ? emptyResultContent : result.content
   const content = result.isError ? errorPrefix + text : text
   const attachments = result.attachments
   if (attachments === undefined || attachments.length === 0) {
-    return { role: "tool", tool_call_id: result.callId, content }
+    return Result.succeed({ role: "tool", tool_call_id: result.callId, content })
   }
   const parts: Array<RequestBody.TextContentPart> = [{ type: "text", text: content }]
   for (const attachment of attachments) {
@@ -212,8 +219,9 @@ const encodeResult = (
         `the result for call ${result.callId} carries an image; a Chat Completions tool message carries only text`,
       )
     }
-    const part = encodeFile(attachment, `the result for call ${result.callId}`)
-    if (part instanceof SvirError.SvirError) return part
+    const encoded = encodeFile(attachment, `the result for call ${result.callId}`)
+    if (Result.isFailure(encoded)) return Result.fail(encoded.failure)
+    const part = encoded.success
     if (part.type === "image_url") {
       return unsupported(
         `the result for call ${result.callId} carries the image file ${attachment.name}; a Chat Completions tool message carries only text`,
@@ -222,16 +230,18 @@ const encodeResult = (
     }
     parts.push(part)
   }
-  return { role: "tool", tool_call_id: result.callId, content: parts }
+  return Result.succeed({ role: "tool", tool_call_id: result.callId, content: parts })
 }
 
-const encodeUser = (message: Message.User): RequestBody.UserMessage | SvirError.SvirError => {
+const encodeUser = (
+  message: Message.User,
+): Result.Result<RequestBody.UserMessage, SvirError.SvirError> => {
   const parts = message.parts
   if (parts.length === 0) {
     return unsupported("a user turn has no parts; servers reject a user message with no content")
   }
   if (parts.length === 1 && parts[0]!._tag === "Text") {
-    return { role: "user", content: parts[0]!.text }
+    return Result.succeed({ role: "user", content: parts[0]!.text })
   }
   const content: Array<RequestBody.TextContentPart | RequestBody.ImageContentPart> = []
   for (const part of parts) {
@@ -244,13 +254,13 @@ const encodeUser = (message: Message.User): RequestBody.UserMessage | SvirError.
         break
       case "File": {
         const encoded = encodeFile(part, "a user turn")
-        if (encoded instanceof SvirError.SvirError) return encoded
-        content.push(encoded)
+        if (Result.isFailure(encoded)) return Result.fail(encoded.failure)
+        content.push(encoded.success)
         break
       }
     }
   }
-  return { role: "user", content }
+  return Result.succeed({ role: "user", content })
 }
 
 const imageUrl = (image: Message.ImagePart): string =>
@@ -265,12 +275,15 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
 const encodeFile = (
   file: Message.FilePart,
   where: string,
-): RequestBody.TextContentPart | RequestBody.ImageContentPart | SvirError.SvirError => {
+): Result.Result<
+  RequestBody.TextContentPart | RequestBody.ImageContentPart,
+  SvirError.SvirError
+> => {
   if (file.mediaType.startsWith("image/") && typeof file.data !== "string") {
-    return {
+    return Result.succeed({
       type: "image_url",
       image_url: { url: `data:${file.mediaType};base64,${Base64.encode(file.data)}` },
-    }
+    })
   }
   let text: string
   if (typeof file.data === "string") {
@@ -291,7 +304,10 @@ const encodeFile = (
       )
     }
   }
-  return { type: "text", text: `<file name="${escapeName(file.name)}">\n${text}\n</file>` }
+  return Result.succeed({
+    type: "text",
+    text: `<file name="${escapeName(file.name)}">\n${text}\n</file>`,
+  })
 }
 
 const textMediaTypes = new Set([

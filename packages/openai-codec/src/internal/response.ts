@@ -18,32 +18,42 @@ import * as ServerError from "./serverError.js"
 export const decodeResponse = (
   text: string,
   options: Options.Resolved,
-): Completion.Completion | SvirError.SvirError => {
+): Result.Result<Completion.Completion, SvirError.SvirError> => {
   // A string has at most as many UTF-16 units as its UTF-8 bytes, so this never refuses too early.
   if (text.length > options.maxBytes) {
-    return SvirError.make(
-      "ResponseLimit",
-      `the response is longer than ${options.maxBytes} bytes (the maxBytes option)`,
-      { limit: "maxBytes", max: options.maxBytes },
+    return Result.fail(
+      SvirError.make(
+        "ResponseLimit",
+        `the response is longer than ${options.maxBytes} bytes (the maxBytes option)`,
+        { limit: "maxBytes", max: options.maxBytes },
+      ),
     )
   }
   // A byte order mark some servers put first is not JSON; it is dropped.
   const parsed = Json.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   if (Result.isFailure(parsed)) {
-    return parsed.failure.reason === "TooDeep"
-      ? tooDeep("a response")
-      : SvirError.make("Protocol", "the response is not JSON", { serverMessage: text })
+    return Result.fail(
+      parsed.failure.reason === "TooDeep"
+        ? tooDeep("a response")
+        : SvirError.make("Protocol", "the response is not JSON", { serverMessage: text }),
+    )
   }
   const body = parsed.success
-  if (!Json.isObject(body)) return notChatCompletions("a response that is not a JSON object")
-  if (ServerError.isErrorBody(body)) return ServerError.fromBody(body, "instead of an answer")
+  if (!Json.isObject(body)) {
+    return Result.fail(notChatCompletions("a response that is not a JSON object"))
+  }
+  if (ServerError.isErrorBody(body)) {
+    return Result.fail(ServerError.fromBody(body, "instead of an answer"))
+  }
   const promptWasFiltered = promptFiltered(body.prompt_filter_results)
   const choices = body.choices
-  if (!Array.isArray(choices)) return notChatCompletions("a response with no choices")
+  if (!Array.isArray(choices)) return Result.fail(notChatCompletions("a response with no choices"))
   if (choices.length > 1 && !options.lenient) {
-    return SvirError.make(
-      "Unsupported",
-      `the server sent ${choices.length} choices; only one choice (n = 1) is supported`,
+    return Result.fail(
+      SvirError.make(
+        "Unsupported",
+        `the server sent ${choices.length} choices; only one choice (n = 1) is supported`,
+      ),
     )
   }
   const choice: unknown = choices[0]
@@ -51,7 +61,7 @@ export const decodeResponse = (
   const id = typeof body.id === "string" && body.id !== "" ? body.id : undefined
   const model = typeof body.model === "string" && body.model !== "" ? body.model : undefined
   if (choice === undefined) {
-    if (!promptWasFiltered) return notChatCompletions("a response with no choices")
+    if (!promptWasFiltered) return Result.fail(notChatCompletions("a response with no choices"))
     return settle({
       id,
       model,
@@ -64,28 +74,31 @@ export const decodeResponse = (
       usage,
     })
   }
-  if (!Json.isObject(choice) || !Json.isObject(choice.message))
-    return notChatCompletions("a choice with no message")
+  if (!Json.isObject(choice) || !Json.isObject(choice.message)) {
+    return Result.fail(notChatCompletions("a choice with no message"))
+  }
   const message = choice.message
   const content = readText(message.content, options)
-  if (content instanceof SvirError.SvirError) return content
+  if (Result.isFailure(content)) return Result.fail(content.failure)
   const reasoningContent = readText(message.reasoning_content, options)
-  if (reasoningContent instanceof SvirError.SvirError) return reasoningContent
+  if (Result.isFailure(reasoningContent)) return Result.fail(reasoningContent.failure)
   const reasoning =
-    reasoningContent !== "" ? reasoningContent : readText(message.reasoning, options)
-  if (reasoning instanceof SvirError.SvirError) return reasoning
+    reasoningContent.success !== "" ? reasoningContent : readText(message.reasoning, options)
+  if (Result.isFailure(reasoning)) return Result.fail(reasoning.failure)
   const refusal = readText(message.refusal, options)
-  if (refusal instanceof SvirError.SvirError) return refusal
+  if (Result.isFailure(refusal)) return Result.fail(refusal.failure)
   const calls = readCalls(message.tool_calls, options)
-  if (calls instanceof SvirError.SvirError) return calls
+  if (Result.isFailure(calls)) return Result.fail(calls.failure)
   const finishReason = choice.finish_reason
   let finish = typeof finishReason === "string" ? readFinish(finishReason) : undefined
   if (finish === undefined) {
     if (!options.lenient) {
-      return SvirError.make(
-        "Protocol",
-        "the response has no finish reason, or one that is not Chat Completions'",
-        typeof finishReason === "string" ? { serverMessage: finishReason } : {},
+      return Result.fail(
+        SvirError.make(
+          "Protocol",
+          "the response has no finish reason, or one that is not Chat Completions'",
+          typeof finishReason === "string" ? { serverMessage: finishReason } : {},
+        ),
       )
     }
     finish = "stop"
@@ -93,50 +106,58 @@ export const decodeResponse = (
   return settle({
     id,
     model,
-    text: content,
-    reasoning,
-    refusal,
-    calls,
+    text: content.success,
+    reasoning: reasoning.success,
+    refusal: refusal.success,
+    calls: calls.success,
     finish,
     filtered: promptWasFiltered || isFiltered(choice.content_filter_results),
     usage,
   })
 }
 
-const readText = (value: unknown, options: Options.Resolved): string | SvirError.SvirError => {
-  if (typeof value === "string") return value
-  if (value === undefined || value === null) return ""
-  return options.lenient ? "" : notChatCompletions("a text field that is not a string")
+const readText = (
+  value: unknown,
+  options: Options.Resolved,
+): Result.Result<string, SvirError.SvirError> => {
+  if (typeof value === "string") return Result.succeed(value)
+  if (value === undefined || value === null || options.lenient) return Result.succeed("")
+  return Result.fail(notChatCompletions("a text field that is not a string"))
 }
 
 const readCalls = (
   value: unknown,
   options: Options.Resolved,
-): Array<ToolCall.ToolCall> | SvirError.SvirError => {
-  if (value === undefined || value === null) return []
-  if (!Array.isArray(value)) return notChatCompletions("tool_calls that are not an array")
+): Result.Result<Array<ToolCall.ToolCall>, SvirError.SvirError> => {
+  if (value === undefined || value === null) return Result.succeed([])
+  if (!Array.isArray(value)) {
+    return Result.fail(notChatCompletions("tool_calls that are not an array"))
+  }
   if (value.length > options.maxCalls) {
-    return SvirError.make(
-      "ResponseLimit",
-      `the answer makes more than ${options.maxCalls} calls (the maxCalls option)`,
+    return Result.fail(
+      SvirError.make(
+        "ResponseLimit",
+        `the answer makes more than ${options.maxCalls} calls (the maxCalls option)`,
+      ),
     )
   }
   const calls: Array<ToolCall.ToolCall> = []
   const ids = new Set<string>()
   for (const item of value) {
-    if (!Json.isObject(item) || !Json.isObject(item.function))
-      return notChatCompletions("a tool call with no function")
+    if (!Json.isObject(item) || !Json.isObject(item.function)) {
+      return Result.fail(notChatCompletions("a tool call with no function"))
+    }
     const fn = item.function
     const name = typeof fn.name === "string" ? fn.name : ""
     const args = readArguments(fn.arguments, options.lenient)
-    if (args instanceof SvirError.SvirError) return args
+    if (Result.isFailure(args)) return Result.fail(args.failure)
     // D11: a call with no id gets one, unlike every other id of the answer.
     const id =
       typeof item.id === "string" && item.id !== ""
         ? item.id
         : Options.freshCallId(options.makeCallId, (id) => ids.has(id))
     ids.add(id)
-    calls.push({ id, name, arguments: args })
+    calls.push({ id, name, arguments: args.success })
   }
-  return calls
+  return Result.succeed(calls)
 }

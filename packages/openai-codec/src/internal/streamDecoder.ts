@@ -267,11 +267,11 @@ export class StreamDecoder implements Codec.StreamDecoder {
   /** D10: `data: [DONE]` ends the answer at the end of its line; nothing after it is read. */
   private completeAnswer(): void {
     const completion = this.answer.complete()
-    if (completion instanceof SvirError.SvirError) {
-      this.fail(completion)
+    if (Result.isFailure(completion)) {
+      this.fail(completion.failure)
       return
     }
-    this.events.push(Event.completed(completion))
+    this.events.push(Event.completed(completion.success))
     this.ended = true
   }
 
