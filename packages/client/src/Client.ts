@@ -6,9 +6,9 @@
  * @since 0.1.0
  */
 import type { Completion, Event, Request } from "@svir/core"
-import { type Codec, SvirError } from "@svir/core"
+import { type Codec, Json, SvirError } from "@svir/core"
 import { OpenAiCodec } from "@svir/openai-codec"
-import { Config, Context, type Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { Config, Context, type Duration, Effect, Layer, Redacted, Result, Stream } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import * as LeanRetry from "./internal/leanRetry.js"
 import * as RetryPolicy from "./internal/retryPolicy.js"
@@ -331,23 +331,23 @@ export const make = (
   })
 
 const parseModels = (text: string): Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return Effect.fail(SvirError.make("Protocol", "the list of models is not JSON"))
+  const json = Json.parse(text)
+  if (Result.isFailure(json)) {
+    return Effect.fail(
+      SvirError.make("Protocol", `the list of models could not be read: ${json.failure.message}`),
+    )
   }
-  const data = (json as { readonly data?: unknown } | null)?.data
+  const data = Json.isObject(json.success) ? json.success.data : undefined
   if (!Array.isArray(data)) {
     return Effect.fail(SvirError.make("Protocol", "the list of models has no `data` array"))
   }
   const models: Array<Model> = []
   for (const entry of data) {
-    const id = (entry as { readonly id?: unknown } | null)?.id
-    if (typeof id !== "string") {
+    const id = Json.isObject(entry) ? entry.id : undefined
+    if (!Json.isObject(entry) || typeof id !== "string") {
       return Effect.fail(SvirError.make("Protocol", "a model in the list has no string `id`"))
     }
-    const owner = (entry as { readonly owned_by?: unknown }).owned_by
+    const owner = entry.owned_by
     models.push({ id, ownedBy: typeof owner === "string" ? owner : undefined })
   }
   return Effect.succeed(models)
