@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Data, Predicate, Record } from "effect"
+import * as Text from "./Text.js"
 
 /**
  * The most characters of a server's own message kept by {@link make}.
@@ -367,9 +368,7 @@ export class SvirError extends Data.TaggedError("SvirError")<{
 }
 
 const cut = (text: string | undefined): string | undefined =>
-  text === undefined || text.length <= serverMessageLimit
-    ? text
-    : `${text.slice(0, serverMessageLimit)}…`
+  text === undefined ? text : Text.shorten(text, serverMessageLimit)
 
 const cutCode = (code: string | number | undefined): string | number | undefined =>
   typeof code === "string" ? cut(code) : code

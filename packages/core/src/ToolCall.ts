@@ -7,6 +7,7 @@ import { Data, Effect, Result, Schema, type SchemaAST, SchemaIssue } from "effec
 import type { StandardSchemaV1 } from "effect/StandardSchema"
 import { errorOffset } from "./internal/jsonSyntax.js"
 import * as Json from "./Json.js"
+import * as Text from "./Text.js"
 
 /**
  * The longest tool name shown in a text: the longest name servers accept (64 characters).
@@ -32,14 +33,7 @@ export const shownNameLimit = 64
  * @since 0.1.0
  * @category formatting
  */
-export const shownName = (name: string): string => {
-  if (name.length <= shownNameLimit) return name
-  // Never end on the first half of a two-unit character.
-  const end = /[\uD800-\uDBFF]/.test(name[shownNameLimit - 1]!)
-    ? shownNameLimit - 1
-    : shownNameLimit
-  return `${name.slice(0, end)}…`
-}
+export const shownName = (name: string): string => Text.shorten(name, shownNameLimit)
 
 /**
  * A call the model made: its id, the tool's name, and the arguments as the raw JSON text the
@@ -161,16 +155,7 @@ const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
 
 /** The text cut to `max` characters, ending with "…" when cut. */
 const preview = (text: string, max: number): string =>
-  text.length <= max ? text : `${wholeSlice(text, 0, max - 1)}…`
-
-/** `text.slice(start, end)`, narrowed so as not to split a character of two UTF-16 units. */
-const wholeSlice = (text: string, start: number, end: number): string => {
-  const isLowHalf = (at: number) => (text.charCodeAt(at) & 0xfc00) === 0xdc00
-  return text.slice(
-    start > 0 && isLowHalf(start) ? start + 1 : start,
-    isLowHalf(end) ? end - 1 : end,
-  )
-}
+  text.length <= max ? text : Text.shorten(text, max - 1)
 
 /**
  * Reads a JSON text as arguments: empty or blank text reads as `{}`; text that is not JSON gives
@@ -217,7 +202,9 @@ const jsonProblem = (text: string): string => {
       ? "the text ends"
       : `unexpected ${JSON.stringify(String.fromCodePoint(text.codePointAt(offset)!))}`
   const start = Math.max(0, offset - 20)
-  const near = `${start > 0 ? "…" : ""}${wholeSlice(text, start, offset + 20)}`
+  // The start moves past the second half of a two-unit character, the end comes before its first.
+  const from = start > 0 && (text.charCodeAt(start) & 0xfc00) === 0xdc00 ? start + 1 : start
+  const near = `${start > 0 ? "…" : ""}${text.slice(from, Text.cutPoint(text, offset + 20))}`
   return `arguments are not valid JSON: ${found} at line ${line}, column ${column}, near ${JSON.stringify(near)}`
 }
 

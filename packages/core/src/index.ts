@@ -22,6 +22,8 @@ export * as Request from "./Request.js"
 /** @since 0.1.0 */
 export * as SvirError from "./SvirError.js"
 /** @since 0.1.0 */
+export * as Text from "./Text.js"
+/** @since 0.1.0 */
 export * as Tool from "./Tool.js"
 /** @since 0.1.0 */
 export * as Toolbox from "./Toolbox.js"

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { SvirError, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { SvirError, Text, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import { Data, Duration, Effect, Option, Result } from "effect"
 import { dual } from "effect/Function"
 import * as Arguments from "./Arguments.js"
@@ -358,13 +358,10 @@ const boundsOf = (options: CallOptions): Result.Result<Bounds, SvirError.SvirErr
 
 const configError = (message: string) => Result.fail(SvirError.make("Config", message))
 
-const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff
-
 const truncated = (result: ToolResult.ToolResult, maxOutput: number): ToolResult.ToolResult => {
   const { content } = result
   if (content.length <= maxOutput) return result
-  // A cut after the first half of a pair would leave half a character, which encoders replace.
-  const shown = isHighSurrogate(content.charCodeAt(maxOutput - 1)) ? maxOutput - 1 : maxOutput
+  const shown = Text.cutPoint(content, maxOutput)
   const marker = `\n[output truncated: ${shown} of ${content.length} characters shown]`
   return { ...result, content: `${content.slice(0, shown)}${marker}` }
 }
