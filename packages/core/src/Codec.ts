@@ -54,6 +54,17 @@ export interface StreamDecoder {
 }
 
 /**
+ * How a body is encoded: streamed or whole, and lean (without the optional fields) or not.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface EncodeOptions {
+  readonly stream: boolean
+  readonly lean?: boolean | undefined
+}
+
+/**
  * A wire codec.
  *
  * @since 0.1.0
@@ -64,10 +75,14 @@ export interface Codec {
   readonly name: string
   /** The path of the endpoint below the base URL, such as `"/chat/completions"`. */
   readonly path: string
-  /** The JSON body of a request, or an Unsupported error before anything is sent. */
+  /**
+   * The JSON body of a request, or an error before anything is sent. `lean` leaves out the
+   * fields a server may refuse without changing what the answer must be (the codec says which),
+   * for the one retry after a server rejected them.
+   */
   readonly encode: (
     request: Request.Request,
-    options: { readonly stream: boolean },
+    options: EncodeOptions,
   ) => Effect.Effect<unknown, SvirError.SvirError>
   /** Reads a whole response body. */
   readonly decodeResponse: (

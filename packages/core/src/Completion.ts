@@ -28,6 +28,18 @@ export interface Usage {
 }
 
 /**
+ * The reasoning that came under one source: the wire key or carrier it arrived with, such as
+ * `reasoning_content`, `reasoning` or `think` (tags in the text), and its text joined.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Reasoning {
+  readonly source: string
+  readonly text: string
+}
+
+/**
  * A whole answer: its text, reasoning and refusal, the calls to execute, why it finished, the
  * usage, and the server's id and model name where it gave them. Calls are executable only from a
  * Completion.
@@ -39,7 +51,10 @@ export interface Completion {
   readonly id?: string | undefined
   readonly model?: string | undefined
   readonly text: string
+  /** All reasoning, joined in the order it arrived. */
   readonly reasoning: string
+  /** The reasoning by source, one entry per source in order of first appearance. */
+  readonly reasoningBySource: ReadonlyArray<Reasoning>
   readonly refusal: string
   readonly calls: ReadonlyArray<ToolCall.ToolCall>
   readonly finish: FinishReason
@@ -62,6 +77,7 @@ export interface Completion {
 export const make = (fields: Partial<Completion> & Pick<Completion, "finish">): Completion => ({
   text: "",
   reasoning: "",
+  reasoningBySource: [],
   refusal: "",
   calls: [],
   ...fields,

@@ -17,7 +17,8 @@ export interface TextDelta {
 }
 
 /**
- * A piece of the model's reasoning.
+ * A piece of the model's reasoning, with the source it came under (the wire key or carrier, such
+ * as `reasoning_content`, `reasoning` or `think`).
  *
  * @since 0.1.0
  * @category models
@@ -25,6 +26,7 @@ export interface TextDelta {
 export interface ReasoningDelta {
   readonly _tag: "ReasoningDelta"
   readonly text: string
+  readonly source: string
 }
 
 /**
@@ -82,12 +84,16 @@ export type Event = TextDelta | ReasoningDelta | RefusalDelta | ToolCallDelta | 
 export const textDelta = (text: string): TextDelta => ({ _tag: "TextDelta", text })
 
 /**
- * A reasoning piece.
+ * A reasoning piece, by default from the `reasoning` source.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const reasoningDelta = (text: string): ReasoningDelta => ({ _tag: "ReasoningDelta", text })
+export const reasoningDelta = (text: string, source = "reasoning"): ReasoningDelta => ({
+  _tag: "ReasoningDelta",
+  text,
+  source,
+})
 
 /**
  * A refusal piece.

@@ -56,7 +56,8 @@ export interface User {
 }
 
 /**
- * An assistant turn: its text, its reasoning, and the calls it made with their ids.
+ * An assistant turn: its text, its reasoning (all of it, and by source), and the calls it made
+ * with their ids.
  *
  * @since 0.1.0
  * @category models
@@ -65,6 +66,7 @@ export interface Assistant {
   readonly _tag: "Assistant"
   readonly text: string
   readonly reasoning: string
+  readonly reasoningBySource: ReadonlyArray<Completion.Reasoning>
   readonly calls: ReadonlyArray<ToolCall.ToolCall>
 }
 
@@ -164,6 +166,7 @@ export const assistant = (completion: Completion.Completion): Assistant => ({
   _tag: "Assistant",
   text: completion.text,
   reasoning: completion.reasoning,
+  reasoningBySource: completion.reasoningBySource,
   calls: completion.calls,
 })
 

@@ -55,6 +55,12 @@ export interface Request extends Pipeable.Pipeable {
   readonly temperature: number | undefined
   readonly responseFormat: ResponseFormat | undefined
   readonly reasoningEffort: ReasoningEffort | undefined
+  /** Ask the server to report usage in a streamed answer; the wire's default when left out. */
+  readonly includeUsage: boolean | undefined
+  /** Send each assistant turn's reasoning back, under the source it came with. */
+  readonly sendReasoning: boolean | undefined
+  /** The model's context size in tokens: a request that cannot fit is refused before sending. */
+  readonly contextTokens: number | undefined
 }
 
 type Fields = Omit<Request, "pipe">
@@ -79,6 +85,9 @@ const update = (self: Request, patch: Partial<Fields>): Request =>
     temperature: self.temperature,
     responseFormat: self.responseFormat,
     reasoningEffort: self.reasoningEffort,
+    includeUsage: self.includeUsage,
+    sendReasoning: self.sendReasoning,
+    contextTokens: self.contextTokens,
     ...patch,
   })
 
@@ -116,6 +125,9 @@ export const make = (model: string): Request =>
     temperature: undefined,
     responseFormat: undefined,
     reasoningEffort: undefined,
+    includeUsage: undefined,
+    sendReasoning: undefined,
+    contextTokens: undefined,
   })
 
 /**
@@ -316,6 +328,62 @@ export const reasoningEffort: {
 } = dual(2, (self: Request, effort: ReasoningEffort) => update(self, { reasoningEffort: effort }))
 
 /**
+ * Asks the server to report usage in a streamed answer (`true`), or not to (`false`).
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(Request.includeUsage(true), Request.user("Hi"))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const includeUsage: {
+  (include: boolean): (self: Request) => Request
+  (self: Request, include: boolean): Request
+} = dual(2, (self: Request, include: boolean) => update(self, { includeUsage: include }))
+
+/**
+ * Sends each assistant turn's reasoning back under the source it came with, for servers that
+ * want it during multi-turn tool calls (DeepSeek, Kimi and GLM style). Off when not set.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("deepseek-reasoner").pipe(Request.sendReasoning(true))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const sendReasoning: {
+  (send: boolean): (self: Request) => Request
+  (self: Request, send: boolean): Request
+} = dual(2, (self: Request, send: boolean) => update(self, { sendReasoning: send }))
+
+/**
+ * Sets the model's context size in tokens. A request whose estimated prompt plus `maxTokens`
+ * cannot fit is refused with a ContextOverflow before anything is sent.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("qwen3-27b").pipe(Request.contextTokens(32_768), Request.maxTokens(1024))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const contextTokens: {
+  (tokens: number): (self: Request) => Request
+  (self: Request, tokens: number): Request
+} = dual(2, (self: Request, tokens: number) => update(self, { contextTokens: tokens }))
+
+/**
  * Why the request cannot be sent, or `undefined` when it can: a tool name servers refuse,
  * `Required` with no tools offered, a named tool that is not offered, an empty model name, or a
  * token bound or temperature out of range.
@@ -341,6 +409,12 @@ export const problem = (self: Request): string | undefined => {
   }
   if (self.temperature !== undefined && !(self.temperature >= 0 && self.temperature <= 2)) {
     return `temperature must be between 0 and 2, not ${self.temperature}`
+  }
+  if (
+    self.contextTokens !== undefined &&
+    !(Number.isInteger(self.contextTokens) && self.contextTokens > 0)
+  ) {
+    return `context tokens must be a positive whole number, not ${self.contextTokens}`
   }
   return undefined
 }

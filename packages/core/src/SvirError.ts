@@ -216,6 +216,24 @@ export class Authentication extends Data.TaggedClass("Authentication")<{
 }
 
 /**
+ * An attachment could not be sent as it is: a file that cannot be read, is larger than allowed,
+ * changed while it was sent, is not UTF-8 text where text is required, or does not have the
+ * escaped length declared for it. `attachment` names it (its path or name). A local failure, not
+ * the server's.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class Attachment extends Data.TaggedClass("Attachment")<{
+  readonly attachment?: string | undefined
+}> {
+  /** The file stays as it is until the caller changes it. */
+  get isRetryable(): boolean {
+    return false
+  }
+}
+
+/**
  * The caller's options are wrong (a URL, a limit, a redirect the client will not follow, whose
  * `status` is kept).
  *
@@ -245,6 +263,7 @@ const reasons = {
   RateLimited,
   Authentication,
   Config,
+  Attachment,
 }
 
 /**
@@ -416,6 +435,7 @@ const build: { readonly [K in Kind]: (details?: Details<K>) => ReasonOf<K> } = {
   Authentication: (d = {}) =>
     new Authentication({ status: d.status, serverMessage: cut(d.serverMessage) }),
   Config: (d = {}) => new Config({ status: d.status }),
+  Attachment: (d = {}) => new Attachment({ attachment: d.attachment }),
 }
 
 /**

@@ -36,6 +36,7 @@ const detailsOf: { readonly [K in SvirError.Kind]: fc.Arbitrary<SvirError.Fields
     RateLimited: fc.record({ status, serverMessage, retryAfterMillis: millis }),
     Authentication: fc.record({ status, serverMessage }),
     Config: fc.record({ status }),
+    Attachment: fc.record({ attachment: fc.option(fc.string(), { nil: undefined }) }),
   }
 })()
 
