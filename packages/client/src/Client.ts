@@ -5,11 +5,12 @@
  *
  * @since 0.1.0
  */
-import type { Completion, Event, Request } from "@svir/core"
-import { type Codec, Json, SvirError } from "@svir/core"
+import type { Completion, Event } from "@svir/core"
+import { type Codec, Json, Request, SvirError } from "@svir/core"
 import { OpenAiCodec } from "@svir/openai-codec"
 import { Config, Context, type Duration, Effect, Layer, Redacted, Result, Stream } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
+import * as Attachments from "./internal/attachments.js"
 import * as LeanRetry from "./internal/leanRetry.js"
 import * as RetryPolicy from "./internal/retryPolicy.js"
 import * as Settings from "./internal/settings.js"
@@ -96,21 +97,49 @@ export interface Options {
   readonly retry?: Retry | false | undefined
   /** Time limits. */
   readonly timeouts?: Timeouts | undefined
-  /** The most a `Retry-After` wait can be (default 60 s): finite, not negative. */
+  /** The most a `Retry-After` wait can be (default 30 s): finite, not negative. */
   readonly maxRetryAfter?: Duration.Input | undefined
   /**
-   * How long an error body is waited for before the error is reported without it (default 2 s):
-   * finite, not negative.
+   * How long an error body is waited for before the error is reported without it: finite, not
+   * negative. Default: 2 s for a 400, 413 or 422, whose body can decide the kind (a context
+   * overflow, the content filter), and 300 ms for any other status, whose body only adds the
+   * server's words. Given, it applies to every status.
    */
   readonly errorBodyTimeout?: Duration.Input | undefined
   /** The largest whole answer read by `complete`, in bytes: a whole number (default 16 MiB). */
   readonly maxResponseBytes?: number | undefined
   /**
-   * Whether a 400 or 422 to a request that carries optional fields (temperature, max tokens,
-   * reasoning effort, response format, stream options) is retried once without them; the server
-   * is then remembered as strict and later requests go without them. Default `true`.
+   * Whether a 400 or 422 to a request that carries optional fields (those the codec leaves out
+   * of a lean body: for Chat Completions, reasoning effort and stream options) is retried once
+   * without them; the server is then remembered as strict and later requests go without them.
+   * A tool choice and a response format are always kept. Default `true`.
    */
   readonly leanRetry?: boolean | undefined
+  /**
+   * Whether a streamed request that does not say (`Request.includeUsage`) asks the server for
+   * usage. Default `true`: nearly every caller wants it, and a server that refuses the field
+   * loses it to the lean retry.
+   *
+   * @since 0.2.0
+   */
+  readonly includeUsage?: boolean | undefined
+  /**
+   * The model's context size in tokens, for a request that does not give one
+   * (`Request.contextTokens`): a request that cannot fit is refused with a ContextOverflow before
+   * anything is sent. A whole number of 1 or more. Default: none, no check.
+   *
+   * @since 0.2.0
+   */
+  readonly contextTokens?: number | undefined
+  /**
+   * Reads the file at a path, for a request with files by path (`Message.textFileAt`,
+   * `Message.imageAt`): at most `maxBytes + 1` bytes are needed, enough to tell the file is too
+   * large. Default: `node:fs/promises` (Node, Bun, Deno), loaded when first needed. A rejection
+   * becomes an Attachment error naming the path, before anything is sent.
+   *
+   * @since 0.2.0
+   */
+  readonly readFile?: ((path: string, maxBytes: number) => Promise<Uint8Array>) | undefined
 }
 
 /**
@@ -121,6 +150,8 @@ export interface Options {
  */
 export interface Model {
   readonly id: string
+  /** A display name, where the server gives one (LM Studio, OpenRouter). @since 0.2.0 */
+  readonly name: string | undefined
   readonly ownedBy: string | undefined
 }
 
@@ -213,16 +244,41 @@ const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, Svi
       maxRetryAfterMillis:
         (yield* Settings.waitMillis(options.maxRetryAfter, "maxRetryAfter")) ??
         StatusError.defaultMaxRetryAfterMillis,
-      errorBodyMillis:
-        (yield* Settings.waitMillis(options.errorBodyTimeout, "errorBodyTimeout")) ?? 2_000,
+      ...errorBodyWaits(yield* Settings.waitMillis(options.errorBodyTimeout, "errorBodyTimeout")),
       maxResponseBytes: yield* Settings.count(
         options.maxResponseBytes ?? 16 * 1024 * 1024,
         1,
         "maxResponseBytes",
       ),
       leanRetry: options.leanRetry ?? true,
+      includeUsage: options.includeUsage ?? true,
+      contextTokens:
+        options.contextTokens === undefined
+          ? undefined
+          : yield* Settings.count(options.contextTokens, 1, "contextTokens"),
     }
   })
+
+/**
+ * D12: a body that can decide the kind (a 400, 413 or 422) is waited for longer than one that only
+ * adds the server's words; an `errorBodyTimeout` given applies to both.
+ */
+const errorBodyWaits = (given: number | undefined) => ({
+  errorBodyMillis: given ?? 2_000,
+  briefErrorBodyMillis: given ?? 300,
+})
+
+/** D13: the client's defaults, on a request that leaves them to it. */
+const withDefaults = (request: Request.Request, settings: Settings.Settings): Request.Request => {
+  let ready = request
+  if (ready.includeUsage === undefined && settings.includeUsage) {
+    ready = Request.includeUsage(ready, true)
+  }
+  if (ready.contextTokens === undefined && settings.contextTokens !== undefined) {
+    ready = Request.contextTokens(ready, settings.contextTokens)
+  }
+  return ready
+}
 
 /**
  * Makes a client. The configuration is checked here: a bad base URL, header, key or number is a
@@ -255,6 +311,7 @@ export const make = (
 ): Effect.Effect<Service, SvirError.SvirError, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const settings = yield* resolveSettings(options)
+    const readFile = options.readFile ?? Attachments.readFromDisk
     const http = yield* HttpClient.HttpClient
     const lean = yield* LeanRetry.make(settings.leanRetry, settings.redaction)
     const retrying = RetryPolicy.retrying(settings.retry, settings.redaction)
@@ -263,11 +320,20 @@ export const make = (
     // Every error leaves the client redacted: a server can echo the key or a header value back in
     // any error (D1). Log lines are redacted where they are written.
     const redacted = Effect.mapError(settings.redaction.error)
+    // D14: files by path are read here, since codecs do no I/O.
+    const prepare = (request: Request.Request) =>
+      Attachments.resolveAttachments(withDefaults(request, settings), readFile)
+
+    // Both bodies are written before anything is sent: a request the codec refuses fails here.
+    const bodiesOf = (request: Request.Request, stream: boolean) =>
+      Effect.flatMap(prepare(request), (ready) =>
+        LeanRetry.bodies((lean) => settings.codec.encode(ready, { stream, lean })),
+      )
 
     const complete = (request: Request.Request) =>
       Effect.gen(function* () {
-        const body = yield* settings.codec.encode(request, { stream: false })
-        return yield* lean.send(body, (body) =>
+        const bodies = yield* bodiesOf(request, false)
+        return yield* lean.send(bodies, (body) =>
           retrying(
             Transport.send(
               http,
@@ -287,8 +353,8 @@ export const make = (
     const stream = (request: Request.Request) =>
       Stream.unwrap(
         Effect.gen(function* () {
-          const body = yield* settings.codec.encode(request, { stream: true })
-          const response = yield* lean.send(body, (body) =>
+          const bodies = yield* bodiesOf(request, true)
+          const response = yield* lean.send(bodies, (body) =>
             retrying(
               Transport.send(
                 http,
@@ -347,8 +413,12 @@ const parseModels = (text: string): Effect.Effect<ReadonlyArray<Model>, SvirErro
     if (!Json.isObject(entry) || typeof id !== "string") {
       return Effect.fail(SvirError.make("Protocol", "a model in the list has no string `id`"))
     }
-    const owner = entry.owned_by
-    models.push({ id, ownedBy: typeof owner === "string" ? owner : undefined })
+    const { name, owned_by: owner } = entry
+    models.push({
+      id,
+      name: typeof name === "string" ? name : undefined,
+      ownedBy: typeof owner === "string" ? owner : undefined,
+    })
   }
   return Effect.succeed(models)
 }

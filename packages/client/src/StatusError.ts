@@ -36,12 +36,12 @@ export interface Response {
 }
 
 /**
- * The default cap on a `Retry-After` wait: 60 seconds.
+ * The default cap on a `Retry-After` wait: 30 seconds, as the Rust svir crate caps it (its D16).
  *
  * @since 0.1.0
  * @category models
  */
-export const defaultMaxRetryAfterMillis = 60_000
+export const defaultMaxRetryAfterMillis = 30_000
 
 /**
  * The server's own message in an error body, as `ServerError.read` of `@svir/openai-codec` finds
@@ -108,9 +108,9 @@ export const serverCode = (body: string | undefined): string | undefined => {
  * ```ts
  * import { StatusError } from "@svir/client"
  *
- * StatusError.retryAfterMillis({ "retry-after": "2" }, 60_000) // 2000
- * StatusError.retryAfterMillis({ "retry-after": "3600" }, 60_000) // 60000
- * StatusError.retryAfterMillis({ "retry-after": "-5" }, 60_000) // undefined
+ * StatusError.retryAfterMillis({ "retry-after": "2" }, 30_000) // 2000
+ * StatusError.retryAfterMillis({ "retry-after": "3600" }, 30_000) // 30000
+ * StatusError.retryAfterMillis({ "retry-after": "-5" }, 30_000) // undefined
  * ```
  *
  * @since 0.1.0
@@ -176,6 +176,7 @@ const describe: Record<SvirError.Kind, string> = {
   Server: "the server reported an error",
   ResponseLimit: "the answer is too large",
   Config: "the client is not configured correctly",
+  Attachment: "an attachment could not be read",
 }
 
 /**

@@ -1,14 +1,17 @@
 /**
  * The conformance case format: one JSON file holds one case or an array of cases. Each case gives
- * one input (`sse`, `chunks`, `hex` or `json`), the codec options, and the expected outcome in
- * the case's mode (`expect`) and, optionally, in lenient mode (`expect_lenient`).
+ * one input (`sse`, `chunks`, `hex`, `json` or a `recording` file), the codec options, and the
+ * expected outcome in the case's mode (`expect`) and, optionally, in lenient mode
+ * (`expect_lenient`).
  *
  * @since 0.1.0
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Data, Effect, Result, Schema, SchemaIssue } from "effect"
+import { isHex } from "./internal/hex.js"
+import * as Notation from "./Notation.js"
 
 /**
  * The mode a codec runs in: `strict` (unknown wire shapes are errors) or `lenient`.
@@ -44,6 +47,7 @@ export const ErrorKind = Schema.Literals([
   "rate_limited",
   "authentication",
   "config",
+  "attachment",
 ])
 
 /**
@@ -97,8 +101,23 @@ export const ExpectedUsage = Schema.Struct({
 })
 
 /**
+ * The reasoning that came under one source, as `Completion.Reasoning`: `{source, text}`.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ExpectedReasoning = Schema.Struct({ source: Schema.String, text: Schema.String })
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ExpectedReasoning = typeof ExpectedReasoning.Type
+
+/**
  * The expected completion. A field left out is not checked; `usage: null` means the answer
- * carries no usage.
+ * carries no usage. `reasoning` is a string (compared with all the reasoning joined) or an array
+ * of `{source, text}` (compared exactly with `reasoningBySource`).
  *
  * @since 0.1.0
  * @category schemas
@@ -107,7 +126,7 @@ export const ExpectedCompletion = Schema.Struct({
   id: Schema.optionalKey(Schema.String),
   model: Schema.optionalKey(Schema.String),
   text: Schema.optionalKey(Schema.String),
-  reasoning: Schema.optionalKey(Schema.String),
+  reasoning: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(ExpectedReasoning)])),
   refusal: Schema.optionalKey(Schema.String),
   finish: Schema.optionalKey(Finish),
   calls: Schema.optionalKey(Schema.Array(ExpectedCall)),
@@ -121,15 +140,42 @@ export const ExpectedCompletion = Schema.Struct({
 export type ExpectedCompletion = typeof ExpectedCompletion.Type
 
 /**
+ * What an answer delivered before its error: the text deltas and the reasoning deltas, each
+ * joined. A field left out is not checked.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const ExpectedPartial = Schema.Struct({
+  text: Schema.optionalKey(Schema.String),
+  reasoning: Schema.optionalKey(Schema.String),
+})
+
+/**
+ * Per chunk of a `chunks` case fed as given: whether that push delivered a non-empty text or
+ * reasoning delta.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const VisibleByChunk = Schema.Array(Schema.Boolean)
+
+/**
  * An expected outcome: `{"ok": {...}}` or `{"error": KIND}`. An expected error also means no
- * calls were released.
+ * calls were released; it may add `partial` (what was delivered before it) and `message` (the
+ * error's `serverMessage`, compared exactly). Either may add `visible_by_chunk`.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const Expectation = Schema.Union([
-  Schema.Struct({ ok: ExpectedCompletion }),
-  Schema.Struct({ error: ErrorKind }),
+  Schema.Struct({ ok: ExpectedCompletion, visible_by_chunk: Schema.optionalKey(VisibleByChunk) }),
+  Schema.Struct({
+    error: ErrorKind,
+    partial: Schema.optionalKey(ExpectedPartial),
+    message: Schema.optionalKey(Schema.String),
+    visible_by_chunk: Schema.optionalKey(VisibleByChunk),
+  }),
 ])
 
 /**
@@ -159,19 +205,100 @@ export interface CaseOptions {
   readonly [option: string]: unknown
 }
 
-const inputKeys = ["sse", "chunks", "hex", "json"] as const
-
-const isHex = (text: string): boolean => /^(?:[0-9a-fA-F]{2})*$/.test(text.replace(/\s+/g, ""))
+/**
+ * A line ending the input is fed with: `lf` as written, or `crlf` (every LF turned into CRLF).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const LineEnding = Schema.Literals(["lf", "crlf"])
 
 /**
- * One conformance case, as written in a file.
+ * @since 0.2.0
+ * @category models
+ */
+export type LineEnding = typeof LineEnding.Type
+
+/**
+ * A case that keeps another outcome than the reference implementation on purpose: `decision`
+ * names the numbered decision that says why (`"openai-codec D16"`), `svir` says in a few words
+ * what the reference implementation gives instead.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Departure = Schema.Struct({
+  decision: Schema.NonEmptyString,
+  svir: Schema.NonEmptyString,
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Departure = typeof Departure.Type
+
+const inputKeys = ["sse", "chunks", "hex", "json", "recording"] as const
+
+const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0))
+
+const unique = <A>(values: ReadonlyArray<A>): boolean => new Set(values).size === values.length
+
+const visibleByChunk = (expect: Expectation | "same" | undefined) =>
+  expect !== undefined && expect !== "same" && expect.visible_by_chunk !== undefined
+
+/**
+ * The problem of a decoder case that the schema of each field cannot see: the one input, the
+ * fields that go with some inputs only.
+ */
+const caseProblem = (input: {
+  readonly [key: string]: unknown
+  readonly options?: { readonly mode?: Mode } | undefined
+  readonly expect: Expectation
+  readonly expect_lenient?: Expectation | "same" | undefined
+}) => {
+  const given = inputKeys.filter((key) => input[key] !== undefined)
+  if (given.length !== 1) {
+    return `a case needs exactly one input of sse, chunks, hex, json, recording; found ${given.length === 0 ? "none" : given.join(", ")}`
+  }
+  if (input.expect_lenient !== undefined && input.options?.mode === "lenient") {
+    return { path: ["expect_lenient"], issue: "expect_lenient is for a case run in strict mode" }
+  }
+  for (const key of ["replace", "cut_before"]) {
+    if (input[key] !== undefined && input.recording === undefined) {
+      return { path: [key], issue: `${key} goes with a recording input only` }
+    }
+  }
+  for (const key of ["line_endings", "strides"]) {
+    if (input[key] !== undefined && input.json !== undefined) {
+      return { path: [key], issue: `${key} has no meaning for a json input, which is not streamed` }
+    }
+  }
+  if (
+    input.chunks === undefined &&
+    (visibleByChunk(input.expect) || visibleByChunk(input.expect_lenient))
+  ) {
+    return "visible_by_chunk goes with a chunks input only: it is checked per chunk as given"
+  }
+  return undefined
+}
+
+/** What every case says of itself, of either kind. */
+const describing = {
+  name: Schema.NonEmptyString,
+  why: Schema.optionalKey(Schema.String),
+  from: Schema.optionalKey(Schema.NonEmptyString),
+  departs: Schema.optionalKey(Departure),
+}
+
+/**
+ * One conformance case of a decoder, as written in a file.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const Case = Schema.Struct({
-  name: Schema.NonEmptyString,
-  why: Schema.optionalKey(Schema.String),
+  ...describing,
   sse: Schema.optionalKey(Schema.String),
   chunks: Schema.optionalKey(Schema.Array(Schema.String)),
   hex: Schema.optionalKey(
@@ -180,21 +307,27 @@ export const Case = Schema.Struct({
   json: Schema.optionalKey(
     Schema.Union([Schema.String, Schema.Record(Schema.String, Schema.Unknown)]),
   ),
+  recording: Schema.optionalKey(Schema.NonEmptyString),
+  replace: Schema.optionalKey(
+    Schema.Array(Schema.Tuple([Schema.NonEmptyString, Schema.String])).check(Schema.isMinLength(1)),
+  ),
+  cut_before: Schema.optionalKey(Schema.NonEmptyString),
+  line_endings: Schema.optionalKey(
+    Schema.Array(LineEnding).check(
+      Schema.isMinLength(1),
+      Schema.makeFilter(unique, { message: "each line ending once" }),
+    ),
+  ),
+  strides: Schema.optionalKey(
+    Schema.Array(PositiveInt).check(
+      Schema.isMinLength(1),
+      Schema.makeFilter(unique, { message: "each stride once" }),
+    ),
+  ),
   options: Schema.optionalKey(Options),
   expect: Expectation,
   expect_lenient: Schema.optionalKey(Schema.Union([Expectation, Schema.Literal("same")])),
-}).check(
-  Schema.makeFilter((input) => {
-    const given = inputKeys.filter((key) => input[key] !== undefined)
-    if (given.length !== 1) {
-      return `a case needs exactly one input of sse, chunks, hex, json; found ${given.length === 0 ? "none" : given.join(", ")}`
-    }
-    if (input.expect_lenient !== undefined && input.options?.mode === "lenient") {
-      return { path: ["expect_lenient"], issue: "expect_lenient is for a case run in strict mode" }
-    }
-    return undefined
-  }),
-)
+}).check(Schema.makeFilter(caseProblem))
 
 /**
  * @since 0.1.0
@@ -203,22 +336,128 @@ export const Case = Schema.Struct({
 export type Case = typeof Case.Type
 
 /**
- * A file's content: one case or an array of cases.
+ * How an encoder case encodes: `lean` (leave out the optional fields), `send_reasoning` and
+ * `context_tokens` (set on the request), and `block_bytes` (the block sizes to read attachments
+ * from disk in; an encoder that has them in memory has no blocks, so the runner does not read it).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const EncoderOptions = Schema.Struct({
+  lean: Schema.optionalKey(Schema.Boolean),
+  send_reasoning: Schema.optionalKey(Schema.Boolean),
+  context_tokens: Schema.optionalKey(Schema.Number),
+  block_bytes: Schema.optionalKey(Schema.Array(PositiveInt).check(Schema.isMinLength(1))),
+})
+
+/**
+ * The expected outcome of an encoder case: the body as JSON (`{"body": ...}`, object key order
+ * not compared), or the error kind encoding fails with.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const EncoderExpectation = Schema.Union([
+  Schema.Struct({ body: Schema.Unknown }),
+  Schema.Struct({ error: ErrorKind }),
+])
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type EncoderExpectation = typeof EncoderExpectation.Type
+
+/** An image part must name an image attachment, a file part a file attachment. */
+const attachmentProblem = (input: {
+  readonly request: Notation.Request
+  readonly attachments?: Readonly<Record<string, Notation.Attachment>> | undefined
+}) => {
+  for (const [i, message] of input.request.messages.entries()) {
+    for (const [j, part] of message.parts.entries()) {
+      const [kind, key] =
+        "image" in part ? ["image", part.image] : "file" in part ? ["file", part.file] : []
+      if (kind === undefined || key === undefined) continue
+      const attachment = input.attachments?.[key]
+      const path = ["request", "messages", i, "parts", j, kind]
+      if (attachment === undefined) return { path, issue: `no attachment ${key}` }
+      if ((kind === "image") !== (attachment.media_type !== undefined)) {
+        return {
+          path,
+          issue: `attachment ${key} is ${kind === "image" ? "a file (name)" : "an image (media_type)"}`,
+        }
+      }
+    }
+  }
+  return undefined
+}
+
+/**
+ * One conformance case of an encoder: a request in the neutral notation ({@link Notation}), the
+ * attachments its parts name, how to encode, and the expected body or error.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const EncoderCase = Schema.Struct({
+  ...describing,
+  request: Notation.Request,
+  attachments: Schema.optionalKey(Schema.Record(Schema.String, Notation.Attachment)),
+  options: Schema.optionalKey(EncoderOptions),
+  expect: EncoderExpectation,
+}).check(Schema.makeFilter(attachmentProblem))
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type EncoderCase = typeof EncoderCase.Type
+
+/**
+ * A case of either kind: a decoder case (an input) or an encoder case (a `request`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AnyCase = Case | EncoderCase
+
+/**
+ * Whether a case is an encoder case.
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isEncoderCase = (c: AnyCase): c is EncoderCase => "request" in c
+
+/**
+ * A file's content: one case or an array of cases, of either kind. A case with a `request` is
+ * read as an encoder case, any other as a decoder case.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const File = Schema.Union([Case, Schema.Array(Case)])
+export const File = Schema.Union([
+  Case,
+  EncoderCase,
+  Schema.Array(Schema.Union([Case, EncoderCase])),
+])
 
 /**
  * A case and where it came from: a file path, or `<value N>` for a case given as a value.
+ * `folder` is where paths in the case are read from: the case file's folder, or the working
+ * directory for a value. `recording` is the text of a `recording` input, read from its file with
+ * `replace` and `cut_before` applied.
  *
  * @since 0.1.0
  * @category models
  */
 export interface Loaded {
   readonly source: string
-  readonly case: Case
+  readonly case: AnyCase
+  /** @since 0.2.0 */
+  readonly folder?: string | undefined
+  /** @since 0.2.0 */
+  readonly recording?: string | undefined
 }
 
 /**
@@ -237,6 +476,8 @@ const formatIssue = SchemaIssue.makeFormatterDefault()
 /**
  * Checks a JSON value against the format: the cases it holds, or a {@link CaseError} naming
  * `source` and every problem found. Unknown keys are errors, so a misspelt key is not ignored.
+ * A `recording` is read from `folder` (the working directory when left out), and a recording that
+ * cannot be read, or whose `replace` or `cut_before` text does not occur, is an error too.
  *
  * @example
  * ```ts
@@ -257,19 +498,83 @@ const formatIssue = SchemaIssue.makeFormatterDefault()
 export const decode = (
   source: string,
   json: unknown,
+  folder: string = process.cwd(),
 ): Effect.Effect<ReadonlyArray<Loaded>, CaseError> => {
-  const decoded = Schema.decodeUnknownResult(File)(json, {
-    errors: "all",
-    onExcessProperty: "error",
-  })
-  if (Result.isFailure(decoded)) {
-    return Effect.fail(new CaseError({ source, message: formatIssue(decoded.failure.issue) }))
+  const elements: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
+  if (elements.length === 0) return Effect.fail(new CaseError({ source, message: "no cases" }))
+  const cases: Array<AnyCase> = []
+  const problems: Array<string> = []
+  for (const [i, element] of elements.entries()) {
+    const decoded = decodeOne(element)
+    if (Result.isSuccess(decoded)) cases.push(decoded.success)
+    else {
+      const issue = Array.isArray(json)
+        ? new SchemaIssue.Pointer([i], decoded.failure)
+        : decoded.failure
+      problems.push(formatIssue(issue))
+    }
   }
-  const cases: ReadonlyArray<Case> = Array.isArray(decoded.success)
-    ? decoded.success
-    : [decoded.success as Case]
-  if (cases.length === 0) return Effect.fail(new CaseError({ source, message: "no cases" }))
-  return Effect.succeed(cases.map((c) => ({ source, case: c })))
+  if (problems.length > 0) {
+    return Effect.fail(new CaseError({ source, message: problems.join("\n") }))
+  }
+  const loaded: Array<Loaded> = []
+  for (const c of cases) {
+    if (isEncoderCase(c) || c.recording === undefined) {
+      loaded.push({ source, case: c, folder })
+      continue
+    }
+    const recording = readRecording(c, folder)
+    if (Result.isFailure(recording)) {
+      return Effect.fail(new CaseError({ source, message: `${c.name}: ${recording.failure}` }))
+    }
+    loaded.push({ source, case: c, folder, recording: recording.success })
+  }
+  return Effect.succeed(loaded)
+}
+
+const parseOptions = { errors: "all", onExcessProperty: "error" } as const
+
+/** One case: an encoder case when it has a `request`, a decoder case otherwise. */
+const decodeOne = (json: unknown): Result.Result<AnyCase, SchemaIssue.Issue> => {
+  const encoderCase = typeof json === "object" && json !== null && "request" in json
+  const decoded: Result.Result<AnyCase, { readonly issue: SchemaIssue.Issue }> = encoderCase
+    ? Schema.decodeUnknownResult(EncoderCase)(json, parseOptions)
+    : Schema.decodeUnknownResult(Case)(json, parseOptions)
+  return Result.mapError(decoded, (error) => error.issue)
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/**
+ * The text of a case's recording: read from its file (relative to `folder`), each `replace` pair
+ * applied in order to every occurrence, then cut before the first occurrence of `cut_before`. A
+ * text that must occur and does not makes the case malformed: the recording is not what the case
+ * was written against.
+ */
+const readRecording = (c: Case, folder: string): Result.Result<string, string> => {
+  const path = resolve(folder, c.recording ?? "")
+  let text: string
+  try {
+    text = utf8.decode(readFileSync(path))
+  } catch (cause) {
+    return Result.fail(`recording ${c.recording}: cannot read as UTF-8 text: ${describe(cause)}`)
+  }
+  for (const [from, to] of c.replace ?? []) {
+    if (!text.includes(from)) {
+      return Result.fail(`replace: ${JSON.stringify(from)} does not occur in ${c.recording}`)
+    }
+    text = text.replaceAll(from, to)
+  }
+  if (c.cut_before !== undefined) {
+    const at = text.indexOf(c.cut_before)
+    if (at === -1) {
+      return Result.fail(
+        `cut_before: ${JSON.stringify(c.cut_before)} does not occur in ${c.recording}`,
+      )
+    }
+    text = text.slice(0, at)
+  }
+  return Result.succeed(text)
 }
 
 /**
@@ -294,7 +599,7 @@ export const readFile = (path: string): Effect.Effect<ReadonlyArray<Loaded>, Cas
     } catch (cause) {
       return Effect.fail(new CaseError({ source: path, message: `not JSON: ${describe(cause)}` }))
     }
-    return decode(path, json)
+    return decode(path, json, dirname(resolve(path)))
   })
 
 /**
@@ -313,12 +618,13 @@ export const readPath = (path: string): Effect.Effect<ReadonlyArray<Loaded>, Cas
 
 /**
  * Where cases come from: a path (a file or a folder, from the working directory), a `file:` URL
- * (such as `new URL("./cases", import.meta.url)`), or a case value.
+ * (such as `new URL("./cases", import.meta.url)`), or a case value (of either kind; paths in it
+ * are read from the working directory).
  *
  * @since 0.1.0
  * @category models
  */
-export type Source = string | URL | typeof Case.Encoded
+export type Source = string | URL | typeof Case.Encoded | typeof EncoderCase.Encoded
 
 /**
  * Reads every source, in order: paths from disk, values checked against the format.

@@ -1,7 +1,8 @@
 /**
  * The `svir-conformance` command:
  * `svir-conformance [--codec openai|./module.js] [--mode strict|lenient] PATH...` prints one line
- * per failed check and a last line `N passed, M failed`.
+ * per failed check (and per check not run) and a last line `N passed, M failed` (with
+ * `, K not run` when one was not run).
  *
  * @since 0.1.0
  */
@@ -21,8 +22,9 @@ import * as Runner from "./Runner.js"
  */
 export const usage = `usage: svir-conformance [--codec openai|./module.js] [--mode strict|lenient] PATH...
 
-Runs the conformance cases in each PATH (a .json case file or a folder of them) against a codec,
-feeding every streamed case at 1-byte, 3-byte and whole-input chunks.
+Runs the conformance cases in each PATH (a .json case file or a folder of them) against a codec:
+every streamed decoder case at strides of 1, 3 and 8192 bytes and whole (and its own chunks),
+every encoder case once. An encoder case whose attachment is a file on disk is not run.
 
   --codec openai       @svir/openai-codec (the default; install it next to this kit)
   --codec ./codec.js   a module of yours that exports make(options) returning a Codec
@@ -208,7 +210,8 @@ export const main = (args: ReadonlyArray<string>): Effect.Effect<number> =>
       return 2
     }
     for (const result of report.results) {
-      if (!result.passed) yield* Console.log(Runner.formatFailure(result))
+      if (result.notRun !== undefined) yield* Console.log(Runner.formatNotRun(result))
+      else if (!result.passed) yield* Console.log(Runner.formatFailure(result))
     }
     yield* Console.log(Runner.formatCounts(report))
     return report.failed === 0 ? 0 : 1

@@ -1,21 +1,26 @@
 /**
- * Runs conformance cases against a codec. Every streamed case is fed at 1-byte, 3-byte and
- * whole-input chunks (and as given, for `chunks` cases); each chunking is checked against the
- * expectation, and the chunkings are checked against each other.
+ * Runs conformance cases against a codec. Every streamed case is fed at strides of 1, 3 and 8192
+ * bytes and whole (and as given, for `chunks` cases), with each of its line endings; each feeding
+ * is checked against the expectation, and the feedings are checked against each other.
  *
  * @since 0.1.0
  */
-import type { Codec } from "@svir/core"
+import { type Codec, type Message, Request, type SvirError } from "@svir/core"
 import { Effect } from "effect"
 import * as Case from "./Case.js"
-import { compare, exactly, summarize } from "./internal/compare.js"
+import { agreeing, compare, compareEncoded } from "./internal/compare.js"
+import { hexBytes } from "./internal/hex.js"
 import {
   describeThrown,
+  type EncodeOutcome,
+  encodeOutcome,
+  type Fed,
   failedOutcome,
   type Outcome,
   responseOutcome,
   streamOutcome,
 } from "./internal/outcome.js"
+import * as Notation from "./Notation.js"
 
 /**
  * Makes the codec under test for a case's options (`mode` is always set: the case's mode for
@@ -27,29 +32,34 @@ import {
 export type MakeCodec = (options: Case.CaseOptions) => Codec.Codec
 
 /**
- * How a check fed the input: in chunks of 1 byte, of 3 bytes, all at once (`whole`), in the
- * case's own `chunks` (`as-given`), through `decodeResponse` for a `json` case (`response`); or
- * `agreement`, the check that every chunking gave the same outcome.
+ * How a check fed the input: in pieces of a stride (`1-byte`, `3-byte`, `8192-byte`, or the
+ * case's own `strides`), all at once (`whole`), in the case's own `chunks` (`as-given`), through
+ * `decodeResponse` for a `json` case (`response`); `agreement`, the check that every feeding
+ * gave the same outcome; or `encode`, the one check of an encoder case.
  *
  * @since 0.1.0
  * @category models
  */
-export type Chunking = "1-byte" | "3-byte" | "whole" | "as-given" | "response" | "agreement"
+export type Chunking = `${number}-byte` | "whole" | "as-given" | "response" | "agreement" | "encode"
 
 /**
- * One check of a case: a mode and a chunking.
+ * One check of a case: a mode, a chunking, and the line ending the input was fed with (named
+ * only for a case that is not fed with LF alone).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Check {
   readonly mode: Case.Mode
+  /** @since 0.2.0 */
+  readonly lineEnding?: Case.LineEnding | undefined
   readonly chunking: Chunking
 }
 
 /**
  * The result of one check. `diff` says, one line per difference, what was expected and what the
- * codec gave; it is empty when the check passed.
+ * codec gave; it is empty when the check passed. `notRun` says why a check was not run (it then
+ * neither passed nor failed).
  *
  * @since 0.1.0
  * @category models
@@ -59,6 +69,8 @@ export interface Result extends Check {
   readonly source: string
   readonly passed: boolean
   readonly diff: ReadonlyArray<string>
+  /** @since 0.2.0 */
+  readonly notRun?: string | undefined
 }
 
 /**
@@ -71,22 +83,70 @@ export interface Report {
   readonly results: ReadonlyArray<Result>
   readonly passed: number
   readonly failed: number
+  /** @since 0.2.0 */
+  readonly notRun: number
 }
 
 /**
- * Options of {@link run}: `modes` keeps only the checks in those modes (both when left out).
+ * Turns an encoder case's attachment into the part its message carries, for a caller that can
+ * put files on disk: `key` and `attachment` as the case gives them, `caseFolder` the folder of
+ * the case file. Its error is the outcome of encoding.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type AttachmentResolver = (
+  key: string,
+  attachment: Notation.Attachment,
+  caseFolder: string,
+) => Effect.Effect<Message.Part, SvirError.SvirError>
+
+/**
+ * Options of {@link run}: `modes` keeps only the checks in those modes (both when left out);
+ * `attachments` resolves the attachments of encoder cases (in memory when left out, and then a
+ * case whose attachment declares a `declared_size` or an `escaped_len` is not run).
  *
  * @since 0.1.0
  * @category models
  */
 export interface RunOptions {
   readonly modes?: ReadonlyArray<Case.Mode> | undefined
+  /** @since 0.2.0 */
+  readonly attachments?: AttachmentResolver | undefined
 }
 
-const streamChunkings = (c: Case.Case): ReadonlyArray<Chunking> => {
-  if (c.json !== undefined) return ["response"]
-  const fed: ReadonlyArray<Chunking> = ["1-byte", "3-byte", "whole", "agreement"]
-  return c.chunks === undefined ? fed : ["as-given", ...fed]
+/**
+ * The strides a streamed case is fed in when it gives no `strides` of its own.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultStrides: ReadonlyArray<number> = [1, 3, 8192]
+
+/**
+ * The line endings a case is fed with: its `line_endings`, or both LF and CRLF for a recording and
+ * LF alone for any other input.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const lineEndings = (c: Case.Case): ReadonlyArray<Case.LineEnding> =>
+  c.line_endings ?? (c.recording === undefined ? ["lf"] : ["lf", "crlf"])
+
+/** The feedings of one line ending, in the order their checks come. */
+const feedings = (c: Case.Case): ReadonlyArray<Chunking> => [
+  ...(c.chunks === undefined ? [] : (["as-given"] as const)),
+  ...(c.strides ?? defaultStrides).map((stride): Chunking => `${stride}-byte`),
+  "whole",
+]
+
+/** Every feeding of a mode: a line ending (named when the case is not fed with LF alone) and a chunking. */
+const feedChecks = (c: Case.Case, mode: Case.Mode): ReadonlyArray<Check> => {
+  const endings = lineEndings(c)
+  const named = endings.length > 1 || endings[0] !== "lf"
+  return endings.flatMap((lineEnding) =>
+    feedings(c).map((chunking) => (named ? { mode, lineEnding, chunking } : { mode, chunking })),
+  )
 }
 
 const expectations = (
@@ -112,20 +172,56 @@ const keptModes = (c: Case.Case, options: RunOptions) =>
  * @since 0.1.0
  * @category accessors
  */
-export const checks = (c: Case.Case, options: RunOptions = {}): ReadonlyArray<Check> =>
-  keptModes(c, options).flatMap(({ mode }) =>
-    streamChunkings(c).map((chunking) => ({ mode, chunking })),
+export const checks = (c: Case.AnyCase, options: RunOptions = {}): ReadonlyArray<Check> => {
+  if (Case.isEncoderCase(c)) return keepsStrict(options) ? [encodeCheck] : []
+  return keptModes(c, options).flatMap(
+    ({ mode }): ReadonlyArray<Check> =>
+      c.json === undefined
+        ? [...feedChecks(c, mode), { mode, chunking: "agreement" }]
+        : [{ mode, chunking: "response" }],
   )
+}
+
+/** An encoder case runs once, in strict mode. */
+const encodeCheck: Check = { mode: "strict", chunking: "encode" }
+
+const keepsStrict = (options: RunOptions) =>
+  options.modes === undefined || options.modes.includes("strict")
+
+/**
+ * A check as failure lines and test names show it: `strict, 3-byte`, or `strict, crlf, 3-byte`
+ * for a case fed with more than LF.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const label = (check: Check): string =>
+  [check.mode, check.lineEnding, check.chunking].filter((part) => part !== undefined).join(", ")
 
 const encoder = new TextEncoder()
 
-const inputBytes = (c: Case.Case): Uint8Array => {
+/** A loaded decoder case. */
+type LoadedDecoderCase = Case.Loaded & { readonly case: Case.Case }
+
+const inputBytes = (loaded: LoadedDecoderCase): Uint8Array => {
+  const c = loaded.case
   if (c.sse !== undefined) return encoder.encode(c.sse)
   if (c.chunks !== undefined) return encoder.encode(c.chunks.join(""))
-  const hex = (c.hex ?? "").replace(/\s+/g, "")
-  return Uint8Array.from({ length: hex.length / 2 }, (_, i) =>
-    Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16),
-  )
+  if (c.recording !== undefined) return encoder.encode(loaded.recording ?? "")
+  return hexBytes(c.hex ?? "")
+}
+
+const LF = 0x0a
+const CR = 0x0d
+
+/** The bytes with every LF turned into CRLF (a CR already before it included). */
+const toCrlf = (bytes: Uint8Array): Uint8Array => {
+  const out: Array<number> = []
+  for (const byte of bytes) {
+    if (byte === LF) out.push(CR)
+    out.push(byte)
+  }
+  return Uint8Array.from(out)
 }
 
 const split = (bytes: Uint8Array, size: number): ReadonlyArray<Uint8Array> =>
@@ -133,70 +229,79 @@ const split = (bytes: Uint8Array, size: number): ReadonlyArray<Uint8Array> =>
     bytes.subarray(i * size, (i + 1) * size),
   )
 
-const chunksFor = (c: Case.Case, chunking: Chunking): ReadonlyArray<Uint8Array> => {
-  if (chunking === "as-given") return (c.chunks ?? []).map((chunk) => encoder.encode(chunk))
-  const bytes = inputBytes(c)
-  if (chunking === "1-byte") return split(bytes, 1)
-  if (chunking === "3-byte") return split(bytes, 3)
-  return [bytes]
+const chunksFor = (loaded: LoadedDecoderCase, check: Check): ReadonlyArray<Uint8Array> => {
+  const ending = check.lineEnding === "crlf" ? toCrlf : (bytes: Uint8Array) => bytes
+  if (check.chunking === "as-given") {
+    return (loaded.case.chunks ?? []).map((chunk) => ending(encoder.encode(chunk)))
+  }
+  const bytes = ending(inputBytes(loaded))
+  if (check.chunking === "whole") return [bytes]
+  return split(bytes, Number.parseInt(check.chunking, 10))
 }
 
 const responseBody = (json: NonNullable<Case.Case["json"]>): string =>
   typeof json === "string" ? json : JSON.stringify(json)
 
-/** Gives the outcome of every chunking of one mode, or the one outcome if the codec was not made. */
+/** One feeding of a mode and what it gave. */
+interface Feeding {
+  readonly check: Check
+  readonly fed: Fed
+}
+
+/** Gives the outcome of every feeding of one mode, or the one outcome if the codec was not made. */
 const outcomesFor = (
   makeCodec: MakeCodec,
-  c: Case.Case,
+  loaded: LoadedDecoderCase,
   mode: Case.Mode,
-): Effect.Effect<ReadonlyArray<readonly [Chunking, Outcome]>> => {
-  const chunkings = streamChunkings(c).filter((chunking) => chunking !== "agreement")
+): Effect.Effect<ReadonlyArray<Feeding>> => {
+  const c = loaded.case
+  const fed = c.json === undefined ? feedChecks(c, mode) : [{ mode, chunking: "response" as const }]
+  const all = (outcome: Outcome) => fed.map((check) => ({ check, fed: { outcome, visible: [] } }))
+  if (c.recording !== undefined && loaded.recording === undefined) {
+    return Effect.succeed(
+      all({
+        _tag: "Broken",
+        problem: "the recording was not read: load the case with Case.load or Case.readFile",
+      }),
+    )
+  }
   let codec: Codec.Codec
   try {
     codec = makeCodec(Case.optionsFor(c, mode))
   } catch (cause) {
     // A factory that rejects the options with a SvirError gives that error as the outcome.
     const outcome = failedOutcome(cause, false)
-    const made: Outcome =
-      outcome._tag === "Broken"
-        ? { _tag: "Broken", problem: `the codec factory threw ${describeThrown(cause)}` }
-        : outcome
-    return Effect.succeed(chunkings.map((chunking) => [chunking, made] as const))
+    return Effect.succeed(
+      all(
+        outcome._tag === "Broken"
+          ? { _tag: "Broken", problem: `the codec factory threw ${describeThrown(cause)}` }
+          : outcome,
+      ),
+    )
   }
   if (c.json !== undefined) {
-    return Effect.map(responseOutcome(codec, responseBody(c.json)), (outcome) => [
-      ["response", outcome] as const,
-    ])
+    return Effect.map(responseOutcome(codec, responseBody(c.json)), (outcome) => all(outcome))
   }
   return Effect.succeed(
-    chunkings.map((chunking) => [chunking, streamOutcome(codec, chunksFor(c, chunking))] as const),
+    fed.map((check) => ({ check, fed: streamOutcome(codec, chunksFor(loaded, check)) })),
   )
 }
 
-/** What differs between the outcome of a chunking and that of the whole input. */
-const disagreement = (
-  whole: Outcome,
-  other: Outcome,
-  expected: Case.Expectation,
-): ReadonlyArray<string> => {
-  if (whole._tag === "Completed") return compare(exactly(whole, expected), other)
-  const same =
-    whole._tag === "Failed"
-      ? other._tag === "Failed" && other.kind === whole.kind && other.released === whole.released
-      : other._tag === "Broken" && other.problem === whole.problem
-  return same ? [] : [`expected ${summarize(whole)}, actual ${summarize(other)}`]
-}
-
+/** Every feeding against the first `whole` one: the same outcome, whatever the chunks. */
 const agreement = (
-  outcomes: ReadonlyArray<readonly [Chunking, Outcome]>,
+  feedingsOfMode: ReadonlyArray<Feeding>,
   expected: Case.Expectation,
 ): ReadonlyArray<string> => {
-  const whole = outcomes.find(([chunking]) => chunking === "whole")?.[1]
-  if (whole === undefined) return []
-  return outcomes.flatMap(([chunking, outcome]) =>
-    chunking === "whole"
+  const reference = feedingsOfMode.find(({ check }) => check.chunking === "whole")
+  if (reference === undefined) return []
+  const name = (check: Check) =>
+    check.lineEnding === undefined ? check.chunking : `${check.lineEnding} ${check.chunking}`
+  return feedingsOfMode.flatMap(({ check, fed }) =>
+    check === reference.check
       ? []
-      : disagreement(whole, outcome, expected).map((line) => `${chunking} vs whole: ${line}`),
+      : agreeing(reference.fed.outcome, fed.outcome, expected).map(
+          (line) => `${name(check)} vs ${name(reference.check)}: ${line}`,
+        ),
   )
 }
 
@@ -213,26 +318,103 @@ export const runCase = (
   options: RunOptions = {},
 ): Effect.Effect<ReadonlyArray<Result>> => {
   const c = loaded.case
-  const result = (check: Check, diff: ReadonlyArray<string>): Result => ({
-    case: c.name,
+  if (Case.isEncoderCase(c)) {
+    return keepsStrict(options) ? runEncoderCase(makeCodec, loaded, c, options) : Effect.succeed([])
+  }
+  return runDecoderCase(makeCodec, { ...loaded, case: c }, options)
+}
+
+const resultOf =
+  (loaded: Case.Loaded) =>
+  (check: Check, diff: ReadonlyArray<string>): Result => ({
+    case: loaded.case.name,
     source: loaded.source,
     ...check,
     passed: diff.length === 0,
     diff,
   })
+
+const runDecoderCase = (
+  makeCodec: MakeCodec,
+  loaded: LoadedDecoderCase,
+  options: RunOptions,
+): Effect.Effect<ReadonlyArray<Result>> => {
+  const c = loaded.case
+  const result = resultOf(loaded)
   return Effect.map(
     Effect.forEach(keptModes(c, options), ({ mode, expect }) =>
-      Effect.map(outcomesFor(makeCodec, c, mode), (outcomes) => [
-        ...outcomes.map(([chunking, outcome]) =>
-          result({ mode, chunking }, compare(expect, outcome)),
+      Effect.map(outcomesFor(makeCodec, loaded, mode), (fed) => [
+        ...fed.map(({ check, fed: { outcome, visible } }) =>
+          result(
+            check,
+            compare(expect, outcome, check.chunking === "as-given" ? visible : undefined),
+          ),
         ),
         ...(c.json === undefined
-          ? [result({ mode, chunking: "agreement" }, agreement(outcomes, expect))]
+          ? [result({ mode, chunking: "agreement" }, agreement(fed, expect))]
           : []),
       ]),
     ),
     (each) => each.flat(),
   )
+}
+
+/** Why an encoder case cannot run without a resolver of attachments, if it cannot. */
+const needsFiles = (c: Case.EncoderCase): string | undefined => {
+  const declared = Object.entries(c.attachments ?? {}).filter(
+    ([, attachment]) =>
+      attachment.declared_size !== undefined || attachment.escaped_len !== undefined,
+  )
+  if (declared.length === 0) return undefined
+  return `attachment ${declared.map(([key]) => key).join(", ")} declares what a file on disk holds (declared_size, escaped_len): run with an attachments resolver`
+}
+
+/** The request of an encoder case, with the case's options set on it. */
+const caseRequest = (
+  c: Case.EncoderCase,
+  resolve: Notation.Resolve,
+): Effect.Effect<Request.Request, SvirError.SvirError> =>
+  Effect.map(Notation.toRequest(c.request, c.attachments, resolve), (request) => {
+    const { send_reasoning, context_tokens } = c.options ?? {}
+    const withReasoning =
+      send_reasoning === undefined ? request : Request.sendReasoning(request, send_reasoning)
+    return context_tokens === undefined
+      ? withReasoning
+      : Request.contextTokens(withReasoning, context_tokens)
+  })
+
+const runEncoderCase = (
+  makeCodec: MakeCodec,
+  loaded: Case.Loaded,
+  c: Case.EncoderCase,
+  options: RunOptions,
+): Effect.Effect<ReadonlyArray<Result>> => {
+  const result = resultOf(loaded)
+  const resolver = options.attachments
+  const notRun = resolver === undefined ? needsFiles(c) : undefined
+  if (notRun !== undefined) {
+    return Effect.succeed([{ ...result(encodeCheck, []), passed: false, notRun }])
+  }
+  let codec: Codec.Codec
+  try {
+    codec = makeCodec({ mode: "strict" })
+  } catch (cause) {
+    return Effect.succeed([
+      result(encodeCheck, [`the codec factory threw ${describeThrown(cause)}`]),
+    ])
+  }
+  const folder = loaded.folder ?? process.cwd()
+  const resolve: Notation.Resolve =
+    resolver === undefined
+      ? Notation.inMemory
+      : (key, attachment) => resolver(key, attachment, folder)
+  const encode = () =>
+    Effect.flatMap(caseRequest(c, resolve), (request) =>
+      codec.encode(request, { stream: true, lean: c.options?.lean === true }),
+    )
+  return Effect.map(encodeOutcome(encode), (outcome: EncodeOutcome) => [
+    result(encodeCheck, compareEncoded(c.expect, outcome)),
+  ])
 }
 
 /**
@@ -275,7 +457,8 @@ export const run = (
  */
 export const toReport = (results: ReadonlyArray<Result>): Report => {
   const passed = results.filter((result) => result.passed).length
-  return { results, passed, failed: results.length - passed }
+  const notRun = results.filter((result) => result.notRun !== undefined).length
+  return { results, passed, failed: results.length - passed - notRun, notRun }
 }
 
 /**
@@ -294,13 +477,22 @@ export const toReport = (results: ReadonlyArray<Result>): Report => {
  * @category formatting
  */
 export const formatFailure = (result: Result): string =>
-  `FAIL ${result.case} [${result.mode}, ${result.chunking}] ${result.source}: ${result.diff.join("; ")}`
+  `FAIL ${result.case} [${label(result)}] ${result.source}: ${result.diff.join("; ")}`
 
 /**
- * The last line of a report: `N passed, M failed`.
+ * One line for a check that was not run: the case, its check, where it came from, and why.
+ *
+ * @since 0.2.0
+ * @category formatting
+ */
+export const formatNotRun = (result: Result): string =>
+  `NOT RUN ${result.case} [${label(result)}] ${result.source}: ${result.notRun ?? ""}`
+
+/**
+ * The last line of a report: `N passed, M failed`, and `, K not run` when a check was not run.
  *
  * @since 0.1.0
  * @category formatting
  */
 export const formatCounts = (report: Report): string =>
-  `${report.passed} passed, ${report.failed} failed`
+  `${report.passed} passed, ${report.failed} failed${report.notRun > 0 ? `, ${report.notRun} not run` : ""}`

@@ -9,5 +9,7 @@
 export * as Case from "./Case.js"
 /** @since 0.1.0 */
 export * as Cli from "./Cli.js"
+/** @since 0.2.0 */
+export * as Notation from "./Notation.js"
 /** @since 0.1.0 */
 export * as Runner from "./Runner.js"

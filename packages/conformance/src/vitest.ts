@@ -1,6 +1,7 @@
 /**
- * Conformance cases as vitest tests: one `it` per case, mode and chunking, each failing with the
- * diff of expected and actual. Needs `vitest` (an optional peer dependency of this package).
+ * Conformance cases as vitest tests: one `it` per check (a decoder case's mode, line ending and
+ * chunking; an encoder case's one check), each failing with the diff of expected and actual.
+ * Needs `vitest` (an optional peer dependency of this package).
  *
  * @since 0.1.0
  */
@@ -10,9 +11,10 @@ import * as Case from "./Case.js"
 import * as Runner from "./Runner.js"
 
 /**
- * Registers a `describe` block named `name` holding one test per case, mode and chunking. The
- * cases are read when the test file is collected; a missing or malformed case file becomes a
- * failing test that names the file and what is wrong.
+ * Registers a `describe` block named `name` holding one test per check of every case. The cases
+ * are read when the test file is collected; a missing or malformed case file becomes a failing
+ * test that names the file and what is wrong. A check that is not run (an encoder case whose
+ * attachment is a file on disk, without `options.attachments`) is a skipped test that says why.
  *
  * @example
  * ```ts
@@ -50,8 +52,10 @@ export const describeCases = (
         return results
       }
       checks.forEach((check, i) => {
-        it(`${one.case.name} [${check.mode}, ${check.chunking}]`, async () => {
+        it(`${one.case.name} [${Runner.label(check)}]`, async (context) => {
           const result = (await resultsOfCase())[i]
+          // A check that could not run here (an attachment on disk, no resolver) is skipped, saying why.
+          if (result?.notRun !== undefined) return context.skip(result.notRun)
           if (result === undefined || !result.passed) {
             throw new Error(
               result === undefined ? "no result for this check" : Runner.formatFailure(result),

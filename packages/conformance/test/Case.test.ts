@@ -119,6 +119,113 @@ describe("Case", () => {
     assert.deepStrictEqual(Case.optionsFor(c, "lenient"), { mode: "lenient", maxCalls: 1 })
   })
 
+  const refused = (value: unknown) =>
+    Effect.runSync(Effect.flip(Case.decode("inline", value))).message
+
+  it("refuses the later fields where they have no meaning, saying why", () => {
+    const base = { name: "x", expect: { ok: {} } }
+    assert.include(
+      refused({ ...base, sse: "", replace: [["a", "b"]] }),
+      "replace goes with a recording input only",
+    )
+    assert.include(
+      refused({ ...base, sse: "", cut_before: "a" }),
+      "cut_before goes with a recording input only",
+    )
+    assert.include(
+      refused({ ...base, json: {}, line_endings: ["crlf"] }),
+      "line_endings has no meaning for a json input",
+    )
+    assert.include(refused({ ...base, json: {}, strides: [2] }), "strides has no meaning")
+    assert.include(
+      refused({ ...base, sse: "", expect: { ok: {}, visible_by_chunk: [true] } }),
+      "visible_by_chunk goes with a chunks input only",
+    )
+    assert.include(
+      refused({ ...base, sse: "", expect_lenient: { error: "protocol", visible_by_chunk: [] } }),
+      "visible_by_chunk goes with a chunks input only",
+    )
+    assert.include(
+      refused({ ...base, sse: "", line_endings: ["lf", "lf"] }),
+      "each line ending once",
+    )
+    assert.include(refused({ ...base, sse: "", line_endings: ["cr"] }), '["line_endings"][0]')
+    assert.include(refused({ ...base, sse: "", strides: [0] }), '["strides"][0]')
+    assert.include(
+      refused({ ...base, sse: "", departs: { decision: "D1" } }),
+      '["departs"]["svir"]',
+    )
+    assert.include(refused({ ...base, sse: "", from: "" }), '["from"]')
+    assert.include(
+      refused({ ...base, sse: "", expect: { ok: { reasoning: [{ text: "a" }] } } }),
+      '["reasoning"]',
+    )
+    assert.include(
+      refused({ ...base, sse: "", expect: { error: "server", partial: { txt: "" } } }),
+      '["partial"]["txt"]',
+    )
+  })
+
+  it("reads the later fields as written", () => {
+    const written = {
+      name: "x",
+      from: "svir decoder/x.json",
+      departs: { decision: "openai-codec D16", svir: "a protocol error" },
+      chunks: ["a", "b"],
+      line_endings: ["crlf", "lf"],
+      strides: [2, 7],
+      expect: {
+        error: "attachment",
+        partial: { text: "a" },
+        message: "m",
+        visible_by_chunk: [true, false],
+      },
+      expect_lenient: { ok: { reasoning: [{ source: "think", text: "t" }] } },
+    }
+    const [read] = Effect.runSync(Case.decode("inline", written))
+    assert.deepStrictEqual<unknown>(read?.case, written)
+  })
+
+  it("reads an encoder case by its request, and refuses attachments that do not fit", () => {
+    const encoder = {
+      name: "e",
+      request: { model: "m", messages: [{ role: "user", parts: [{ image: "x" }] }] },
+      attachments: { x: { media_type: "image/png", hex: "00" } },
+      expect: { body: { model: "m" } },
+    }
+    const [read] = Effect.runSync(Case.decode("inline", [encoder]))
+    assert.isTrue(read !== undefined && Case.isEncoderCase(read.case))
+    assert.include(
+      refused({ ...encoder, attachments: {} }),
+      'no attachment x\n  at ["request"]["messages"][0]["parts"][0]["image"]',
+    )
+    assert.include(
+      refused({ ...encoder, attachments: { x: { name: "x.txt", text: "" } } }),
+      "attachment x is a file (name)",
+    )
+    assert.include(
+      refused({ ...encoder, attachments: { x: { media_type: "image/png", hex: "00", text: "" } } }),
+      "exactly one of hex and text",
+    )
+    assert.include(
+      refused({
+        ...encoder,
+        attachments: { x: { media_type: "image/png", hex: "00", escaped_len: 3 } },
+      }),
+      "escaped_len is for a file",
+    )
+    assert.include(refused({ ...encoder, expect: { body: {}, error: "attachment" } }), "expect")
+    assert.include(refused({ ...encoder, options: { lean: true, stride: 1 } }), '["stride"]')
+    // In an array, each problem is given with the case's position.
+    assert.include(
+      refused([
+        { name: "fine", sse: "", expect: { ok: {} } },
+        { ...encoder, attachments: {} },
+      ]),
+      '[1]["request"]',
+    )
+  })
+
   const input = fc.oneof(
     fc.record({ sse: fc.string() }),
     fc.record({ chunks: fc.array(fc.string()) }),
@@ -159,6 +266,7 @@ describe("Case", () => {
         assert.isTrue(Result.isSuccess(read))
         if (Result.isSuccess(read)) assert.deepStrictEqual(read.success[0]?.case, written)
       }),
+      { seed: 2023 },
     ))
 
   it("a key outside the format is reported by name, wherever it is", () =>
@@ -177,5 +285,6 @@ describe("Case", () => {
           if (Result.isFailure(read)) assert.include(read.failure.message, `["${key}"]`)
         },
       ),
+      { seed: 2024 },
     ))
 })

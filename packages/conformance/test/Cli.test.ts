@@ -86,6 +86,15 @@ describe("svir-conformance", () => {
     }),
   )
 
+  it.effect("prints a line per check not run, counts it apart, and does not fail for it", () =>
+    Effect.gen(function* () {
+      const result = yield* runMain(["--codec", toyCodec, cases("encoder-disk")])
+      assert.strictEqual(result.status, 0)
+      assert.match(result.out[0] ?? "", /^NOT RUN encode-declared-size \[strict, encode\] /)
+      assert.strictEqual(result.out[1], "0 passed, 0 failed, 1 not run")
+    }),
+  )
+
   it(
     "exits 2 with the path and the reason for a malformed case file",
     withCases((dir) => {

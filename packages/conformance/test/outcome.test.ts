@@ -24,14 +24,18 @@ describe("failedOutcome", () => {
       _tag: "Failed",
       kind: "truncated_stream",
       message: "cut short",
+      serverMessage: undefined,
       released: true,
+      partial: { text: "", reasoning: "" },
     })
     const foreign = failedOutcome(new ForeignSvirError({ _tag: "Protocol" }, "bad"), false)
     assert.deepStrictEqual(foreign, {
       _tag: "Failed",
       kind: "protocol",
       message: "bad",
+      serverMessage: undefined,
       released: false,
+      partial: { text: "", reasoning: "" },
     })
   })
 

@@ -26,15 +26,15 @@ interface JsonReport {
 }
 
 describe("describeCases", () => {
-  it.effect("registers one test per check, named by case, mode and chunking", () =>
+  it.effect("registers one test per check, named by case, mode, line ending and chunking", () =>
     Effect.gen(function* () {
       const report = yield* Runner.run(ToyCodec.make, [pass])
-      const names = new Set(report.results.map((r) => `${r.case} [${r.mode}, ${r.chunking}]`))
+      const names = new Set(report.results.map((r) => `${r.case} [${Runner.label(r)}]`))
       assert.strictEqual(names.size, report.results.length)
     }),
   )
 
-  it("fails a test per failed check with the diff, and a malformed file with its path", () => {
+  it("fails a test per failed check with the diff, a malformed file with its path, and skips what cannot run", () => {
     const out = mkdtempSync(join(tmpdir(), "svir-vitest-"))
     try {
       const vitest = join(
@@ -63,6 +63,8 @@ describe("describeCases", () => {
       assert.strictEqual(malformed?.status, "failed")
       assert.include(malformed?.fullName, "unknown-key.json")
       assert.include(malformed?.failureMessages[0], '["finsh"]')
+      const onDisk = byName.get("on disk encode-declared-size [strict, encode]")
+      assert.strictEqual(onDisk?.status, "skipped")
     } finally {
       rmSync(out, { recursive: true, force: true })
     }

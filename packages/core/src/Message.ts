@@ -37,12 +37,31 @@ export type ImagePart = Parts.ImagePart
 export type FilePart = Parts.FilePart
 
 /**
+ * A file on disk, recorded by its path: a text file sent inside the message, or an image. Making
+ * it does no I/O, and no codec reads it (codecs are pure): a transport that can read files turns it
+ * into a {@link FilePart} or an {@link ImagePart} before encoding (`@svir/client` does), and a
+ * codec given one that was not read fails with Unsupported, naming the path.
+ *
+ * - `name`: the name the model sees for a text file (default: the last segment of the path).
+ * - `mediaType`: for an image, its type (default: from the extension: png, jpg or jpeg, gif, webp);
+ *   for a text file, the type it is given once read (default `text/plain`).
+ * - `maxBytes`: the most bytes the file may have when read (`@svir/client`'s default: 20 MiB).
+ * - `escapedLength`: a text file only: its length in UTF-8 bytes once escaped into a JSON string,
+ *   when the caller measured it earlier. The file read must have exactly that length, or the read
+ *   fails with an Attachment error.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type FileAtPart = Parts.FileAtPart
+
+/**
  * What a user turn is made of.
  *
  * @since 0.1.0
  * @category models
  */
-export type Part = TextPart | ImagePart | FilePart
+export type Part = TextPart | ImagePart | FilePart | FileAtPart
 
 /**
  * A user turn.
@@ -144,6 +163,118 @@ export const file = (name: string, mediaType: string, data: string | Uint8Array)
   mediaType,
   data,
 })
+
+/**
+ * Options of {@link textFileAt}: see {@link FileAtPart}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TextFileAtOptions {
+  readonly name?: string | undefined
+  readonly mediaType?: string | undefined
+  readonly maxBytes?: number | undefined
+  readonly escapedLength?: number | undefined
+}
+
+/**
+ * Options of {@link imageAt}: see {@link FileAtPart}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ImageAtOptions {
+  readonly name?: string | undefined
+  readonly mediaType?: string | undefined
+  readonly maxBytes?: number | undefined
+}
+
+/** The last segment of a path, with either separator. */
+const baseName = (path: string): string => {
+  const segments = path.split(/[\\/]/).filter((segment) => segment !== "")
+  return segments.at(-1) ?? path
+}
+
+/**
+ * A text file on disk, sent inside the message as text that names it. Records the path and reads
+ * nothing: `@svir/client` reads it when the request is sent (see {@link FileAtPart}).
+ *
+ * @example
+ * ```ts
+ * import { Message, Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(
+ *   Request.user([Message.textFileAt("./notes/meeting.md"), Message.text("Summarize.")]),
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const textFileAt = (path: string, options?: TextFileAtOptions): FileAtPart => ({
+  _tag: "FileAt",
+  kind: "TextFile",
+  path,
+  name: options?.name ?? baseName(path),
+  mediaType: options?.mediaType,
+  maxBytes: options?.maxBytes,
+  escapedLength: options?.escapedLength,
+})
+
+/**
+ * An image on disk. Records the path and reads nothing: `@svir/client` reads it when the request
+ * is sent, with the media type from the extension unless `mediaType` gives it.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@svir/core"
+ *
+ * Message.imageAt("./photos/receipt.jpg", { maxBytes: 5 * 1024 * 1024 })
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const imageAt = (path: string, options?: ImageAtOptions): FileAtPart => ({
+  _tag: "FileAt",
+  kind: "Image",
+  path,
+  name: options?.name ?? baseName(path),
+  mediaType: options?.mediaType,
+  maxBytes: options?.maxBytes,
+  escapedLength: undefined,
+})
+
+/**
+ * The length of a text in UTF-8 bytes once escaped into a JSON string (without the quotes), as
+ * `JSON.stringify` escapes it: what a text file's `escapedLength` declares (see
+ * {@link FileAtPart}). An application that keeps files can measure it once, as a file arrives.
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@svir/core"
+ *
+ * Message.escapedLength('say "hi"\n') // 12
+ * ```
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const escapedLength = (text: string): number => {
+  const escaped = JSON.stringify(text)
+  let bytes = -2
+  for (let i = 0; i < escaped.length; i++) {
+    const code = escaped.charCodeAt(i)
+    if (code < 0x80) bytes += 1
+    else if (code < 0x800) bytes += 2
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      // JSON.stringify escapes a lone surrogate, so a high one here starts a pair: 4 bytes.
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
 
 /**
  * A user turn from text or parts.

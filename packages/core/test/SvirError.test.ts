@@ -78,6 +78,7 @@ describe("SvirError", () => {
       "RateLimited",
       "Authentication",
       "Config",
+      "Attachment",
     ])
   })
 

@@ -26,7 +26,13 @@ for (let turn = 0; messages.length < 1000; turn++) {
     parts: [{ _tag: "Text" as const, text: `What is the weather in city ${turn}?` }],
   })
   const call = ToolCall.make(`call_${turn}`, "weather", `{"city":"City ${turn}"}`)
-  messages.push({ _tag: "Assistant" as const, text: "", reasoning: "", calls: [call] })
+  messages.push({
+    _tag: "Assistant" as const,
+    text: "",
+    reasoning: "",
+    reasoningBySource: [],
+    calls: [call],
+  })
   messages.push({
     _tag: "Tool" as const,
     result: ToolResult.make(call.id, `Sunny, ${turn % 30} degrees`),

@@ -26,6 +26,9 @@ import type * as RequestBody from "./RequestBody.js"
  * - `maxCalls`: the most calls in one answer (default 128).
  * - `makeCallId`: makes the id of a call the server sent without one (default: 9 random letters
  *   and digits, the form Mistral templates require).
+ * - `think`: `"split"` (the default) reads `<think>...</think>` in the content as reasoning, under
+ *   the source `think`, for servers with no reasoning parser; `"keep"` leaves it in the text
+ *   (DECISIONS.md D34).
  *
  * @since 0.1.0
  * @category models
@@ -36,6 +39,7 @@ export interface Options {
   readonly maxEventBytes?: number | undefined
   readonly maxCalls?: number | undefined
   readonly makeCallId?: (() => string) | undefined
+  readonly think?: "split" | "keep" | undefined
 }
 
 /** The options with every default filled in. */
@@ -45,6 +49,7 @@ const resolveOptions = (options: Options | undefined): DecoderOptions.Resolved =
   maxEventBytes: options?.maxEventBytes ?? DecoderOptions.defaultMaxEventBytes,
   maxCalls: options?.maxCalls ?? DecoderOptions.defaultMaxCalls,
   makeCallId: options?.makeCallId ?? DecoderOptions.randomCallId,
+  splitThink: options?.think !== "keep",
 })
 
 /**
@@ -81,10 +86,27 @@ export const errorPrefix: string = Encoder.errorPrefix
 export const emptyResultContent: string = Encoder.emptyResultContent
 
 /**
- * Writes a request as the JSON body of `POST /chat/completions`, after `Request.validate`. Fails
- * with an Unsupported error, before anything is sent, for what the wire cannot carry: `Required`
- * without tools, a named tool that is not offered, an image in a tool result, a binary file that
- * is not an image, a call without its result.
+ * The fields lean encoding leaves out: `reasoning_effort` and `stream_options`, which a strict
+ * server may refuse and the answer does not depend on. A tool choice and a response format are
+ * requirements and are never left out (DECISIONS.md D40).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const optionalFields: ReadonlyArray<string> = Encoder.optionalFields
+
+/**
+ * Writes a request as the JSON body of `POST /chat/completions`, after `Request.validate`. The
+ * body carries what the request sets and nothing implied (D41). Fails before anything is sent:
+ *
+ * - Unsupported, for what the wire cannot carry: `Required` without tools, a named tool that is
+ *   not offered, an image in a tool result, a binary file that is not an image, a call without
+ *   its result, a file by path that was not read (codecs read no files; `@svir/client` does);
+ * - Attachment, for a text file whose bytes are not UTF-8;
+ * - ContextOverflow, when the request sets `contextTokens` and the body's length in UTF-8 bytes
+ *   plus `maxTokens` does not fit in it, or `maxTokens` is 0 (D42).
+ *
+ * `{ lean: true }` leaves out {@link optionalFields}, for a server that refused them.
  *
  * @example
  * ```ts
@@ -92,9 +114,11 @@ export const emptyResultContent: string = Encoder.emptyResultContent
  * import { Request } from "@svir/core"
  * import { OpenAiCodec } from "@svir/openai-codec"
  *
- * const request = Request.make("gpt-4o-mini").pipe(Request.user("Hi"))
+ * const request = Request.make("gpt-4o-mini").pipe(Request.includeUsage(true), Request.user("Hi"))
  * const body = Effect.runSync(OpenAiCodec.encode(request, { stream: true }))
- * // { model: "gpt-4o-mini", messages: [{ role: "user", content: "Hi" }], stream: true, ... }
+ * // { model: "gpt-4o-mini", stream: true, stream_options: { include_usage: true }, messages: [...] }
+ * const lean = Effect.runSync(OpenAiCodec.encode(request, { stream: true, lean: true }))
+ * // { model: "gpt-4o-mini", stream: true, messages: [...] }
  * ```
  *
  * @since 0.1.0
@@ -102,11 +126,21 @@ export const emptyResultContent: string = Encoder.emptyResultContent
  */
 export const encode = (
   request: Request.Request,
-  options: { readonly stream: boolean } = { stream: false },
+  options: Codec.EncodeOptions = { stream: false },
 ): Effect.Effect<RequestBody.RequestBody, SvirError.SvirError> =>
-  Effect.flatMap(CoreRequest.validate(request), (valid) =>
-    Effect.fromResult(Encoder.encodeBody(valid, options.stream)),
-  )
+  Effect.suspend(() => {
+    // D42: with a context size, max tokens 0 is an overflow, found before the validation that
+    // refuses it as Unsupported without one.
+    if (request.contextTokens !== undefined && request.maxTokens === 0) {
+      const otherwise = CoreRequest.problem(CoreRequest.maxTokens(request, 1))
+      if (otherwise === undefined) {
+        return Effect.fail(Encoder.noRoomForAnswer(request.contextTokens))
+      }
+    }
+    return Effect.flatMap(CoreRequest.validate(request), (valid) =>
+      Effect.fromResult(Encoder.encodeBody(valid, options)),
+    )
+  })
 
 /**
  * Reads a whole (non-streamed) response body into a Completion. An error body (`{"error": ...}`,

@@ -39,7 +39,7 @@ export interface SystemMessage {
 }
 
 /**
- * A user turn: plain text, or parts.
+ * A user turn: plain text, or, when it has images, one text part and then the images (D9).
  *
  * @since 0.1.0
  * @category models
@@ -62,7 +62,9 @@ export interface ToolCallParam {
 }
 
 /**
- * An assistant turn: its text (`""` when it had none, D2) and every call it made.
+ * An assistant turn: its text (`""` when it had none, D2) and every call it made. With
+ * `Request.sendReasoning(true)`, its reasoning goes back under the key it arrived with,
+ * `reasoning_content` or `reasoning` (D7).
  *
  * @since 0.1.0
  * @category models
@@ -71,10 +73,12 @@ export interface AssistantMessage {
   role: "assistant"
   content: string
   tool_calls?: Array<ToolCallParam>
+  reasoning_content?: string
+  reasoning?: string
 }
 
 /**
- * The result of one call.
+ * The result of one call: its content, and its text files after it, as one string (D9).
  *
  * @since 0.1.0
  * @category models
@@ -82,7 +86,7 @@ export interface AssistantMessage {
 export interface ToolMessage {
   role: "tool"
   tool_call_id: string
-  content: string | Array<TextContentPart>
+  content: string
 }
 
 /**
@@ -118,7 +122,8 @@ export interface FunctionTool {
 export type ToolChoiceParam = "none" | "required" | { type: "function"; function: { name: string } }
 
 /**
- * The response format as sent.
+ * The response format as sent. `{ type: "text" }` is every server's default and is not sent
+ * (D41); it stays in the type, which follows the wire.
  *
  * @since 0.1.0
  * @category models
@@ -155,14 +160,15 @@ export interface Fields {
 }
 
 /**
- * The body of a streamed request: it asks for the usage in the last chunk.
+ * The body of a streamed request. `stream_options` asks for the usage in the last chunk, only
+ * when the request sets `includeUsage` to `true` (D41), and is left out by lean encoding (D40).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Streaming extends Fields {
   stream: true
-  stream_options: { include_usage: boolean }
+  stream_options?: { include_usage: boolean }
 }
 
 /**

@@ -99,13 +99,14 @@ const overflowCodes: ReadonlySet<string | number | undefined> = new Set([
 ])
 
 /** D29: the words servers use for it, in any case. */
-const overflowWords = /context[ _-]?(length|size|window|budget)|compacted context/i
+const overflowWords =
+  /context[ _-]?(length|size|window|budget)|compacted context|prompt is too long/i
 
 /**
  * Whether an error says the request does not fit the model's context window: by its code or
  * type (`context_length_exceeded`, `context_window_exceeded`, `exceed_context_size_error`), or
  * by its words ("context length", "context size", "context window", "context budget",
- * "compacted context", in any case). A client asks this of a 400, 413 or 422; the codec of every
+ * "compacted context", "prompt is too long", in any case). A client asks this of a 400, 413 or 422; the codec of every
  * error inside an answer. D29.
  *
  * @example

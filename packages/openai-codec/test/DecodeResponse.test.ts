@@ -45,7 +45,7 @@ describe("decodeResponse", () => {
         { role: "assistant", content: text, tool_calls: toolCalls },
         calls.length > 0 ? "tool_calls" : "stop",
       )
-      const done = Effect.runSync(OpenAiCodec.decodeResponse(body))
+      const done = Effect.runSync(OpenAiCodec.decodeResponse(body, { think: "keep" }))
       assert.strictEqual(done.text, text)
       assert.deepStrictEqual(
         done.calls.map((call) => [call.id, call.name, call.arguments]),

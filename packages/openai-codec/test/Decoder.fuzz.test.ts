@@ -51,7 +51,11 @@ const call = fc.record({
 
 /** The pieces of the calls, each call's in order, the calls interleaved. */
 const callPieces = fc
-  .tuple(fc.array(call, { minLength: 1, maxLength: 3 }), fc.array(fc.nat(), { maxLength: 12 }))
+  .tuple(
+    // D23: two calls of one answer never share an id; the pieces of one call repeat it.
+    fc.uniqueArray(call, { minLength: 1, maxLength: 3, selector: (c) => c.id }),
+    fc.array(fc.nat(), { maxLength: 12 }),
+  )
   .map(([calls, picks]) => {
     const queues = calls.map((c, i) => {
       const index = c.index === undefined ? i : c.index
@@ -387,15 +391,16 @@ const assertCallsKept = (
 
 describe("the stream decoder, fuzzed", () => {
   it("reaches the valid region often", () => {
-    // Of 1,000 inputs, these many complete (in lenient mode, ~37% and ~22% with calls).
+    // Of 1,000 inputs, these many complete (in lenient mode, ~18% and ~13% with calls: since
+    // lenient mode refuses what changes the answer, D14, D17, D23, D33, fewer random inputs do).
     const sample = fc.sample(input, { seed: 7, numRuns: 1_000 })
     const strict = sample.map((i) => decode("strict", [i.bytes]).completion)
     const lenient = sample.map((i) => decode("lenient", [i.bytes]).completion)
     const withCalls = (done: Completion.Completion | undefined) => (done?.calls.length ?? 0) > 0
-    assert.isAbove(strict.filter((done) => done !== undefined).length, 140)
-    assert.isAbove(lenient.filter((done) => done !== undefined).length, 300)
-    assert.isAbove(strict.filter(withCalls).length, 75)
-    assert.isAbove(lenient.filter(withCalls).length, 170)
+    assert.isAbove(strict.filter((done) => done !== undefined).length, 120)
+    assert.isAbove(lenient.filter((done) => done !== undefined).length, 160)
+    assert.isAbove(strict.filter(withCalls).length, 80)
+    assert.isAbove(lenient.filter(withCalls).length, 115)
   })
 
   it("never throws, and the outcome is the same at every chunking", () => {

@@ -28,7 +28,7 @@ const turn = (calls: ReadonlyArray<ToolCall.ToolCall>, text = "") =>
 const asOfficial = (body: RequestBody.RequestBody): ChatCompletionCreateParams => body
 
 describe("encode", () => {
-  it.effect("writes model, system first, user, and only the fields that are set", () =>
+  it.effect("writes model, system first, user, and only the fields that are set (D41)", () =>
     Effect.gen(function* () {
       const body = yield* encode(base)
       assert.deepStrictEqual(asOfficial(body), {
@@ -57,9 +57,51 @@ describe("encode", () => {
           reasoning_effort: "low",
           response_format: { type: "json_object" },
           stream: true,
-          stream_options: { include_usage: true },
         },
       )
+    }),
+  )
+
+  it.effect("asks for usage only when the request sets includeUsage to true, and streams", () =>
+    Effect.gen(function* () {
+      const asked = base.pipe(Request.includeUsage(true))
+      assert.deepInclude(yield* encode(asked, true), { stream_options: { include_usage: true } })
+      assert.notProperty(yield* encode(asked), "stream_options")
+      assert.notProperty(
+        yield* encode(base.pipe(Request.includeUsage(false)), true),
+        "stream_options",
+      )
+      assert.notProperty(yield* encode(base, true), "stream_options")
+    }),
+  )
+
+  it.effect("lean encoding leaves out the optional fields and keeps the requirements (D40)", () =>
+    Effect.gen(function* () {
+      const request = base.pipe(
+        Request.maxTokens(64),
+        Request.temperature(0.2),
+        Request.reasoningEffort("low"),
+        Request.includeUsage(true),
+        Request.tool(weather),
+        Request.toolChoice(ToolChoice.required),
+        Request.responseFormat({ _tag: "Json" }),
+      )
+      const full = yield* OpenAiCodec.encode(request, { stream: true })
+      const lean = yield* OpenAiCodec.encode(request, { stream: true, lean: true })
+      assert.deepStrictEqual(
+        Object.keys(full).filter((key) => !(key in lean)),
+        [...OpenAiCodec.optionalFields],
+      )
+      assert.deepStrictEqual(lean, {
+        model: "gpt-4o-mini",
+        stream: true,
+        max_tokens: 64,
+        temperature: 0.2,
+        tools: full.tools!,
+        tool_choice: "required",
+        response_format: { type: "json_object" },
+        messages: full.messages,
+      })
     }),
   )
 
@@ -142,9 +184,10 @@ describe("encode", () => {
 
   it.effect("writes the response formats", () =>
     Effect.gen(function* () {
-      assert.deepStrictEqual(
-        (yield* encode(base.pipe(Request.responseFormat({ _tag: "Text" })))).response_format,
-        { type: "text" },
+      // Text is every server's default: not sent (D41).
+      assert.notProperty(
+        yield* encode(base.pipe(Request.responseFormat({ _tag: "Text" }))),
+        "response_format",
       )
       const schema = { type: "object", properties: { city: { type: "string" } } }
       const body = yield* encode(
@@ -244,7 +287,7 @@ describe("encode", () => {
     }),
   )
 
-  it.effect("writes images as URLs and data URLs, text files as text parts", () =>
+  it.effect("joins text and text files into one text, then the images as URLs (D9)", () =>
     Effect.gen(function* () {
       const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47])
       const body = yield* encode(
@@ -261,13 +304,50 @@ describe("encode", () => {
       assert.deepStrictEqual(body.messages[0], {
         role: "user",
         content: [
-          { type: "text", text: "Look" },
+          {
+            type: "text",
+            text: 'Look\n\n<file name="notes.md">\n# Notes\n</file>\n\n<file name="data.json">\n{"a":1}\n</file>',
+          },
           { type: "image_url", image_url: { url: "https://example.test/cat.png" } },
           { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw==" } },
-          { type: "text", text: '<file name="notes.md">\n# Notes\n</file>' },
-          { type: "text", text: '<file name="data.json">\n{"a":1}\n</file>' },
         ],
       })
+    }),
+  )
+
+  it.effect("sends a turn without images as one string, and no empty text beside images", () =>
+    Effect.gen(function* () {
+      const textOnly = yield* encode(
+        Request.make("m").pipe(
+          Request.user([
+            Message.file('my "notes" & <more>.txt', "text/plain", "x"),
+            Message.text(""),
+            Message.text("Summarize."),
+          ]),
+        ),
+      )
+      assert.deepStrictEqual(textOnly.messages[0], {
+        role: "user",
+        content: '<file name="my &quot;notes&quot; & <more>.txt">\nx\n</file>\n\nSummarize.',
+      })
+      const imageOnly = yield* encode(
+        Request.make("m").pipe(
+          Request.user([Message.text(""), Message.imageUrl("https://example.test/a.png")]),
+        ),
+      )
+      assert.deepStrictEqual(imageOnly.messages[0]!.content, [
+        { type: "image_url", image_url: { url: "https://example.test/a.png" } },
+      ])
+    }),
+  )
+
+  it.effect("refuses a file by path that was not read, naming the path (D43)", () =>
+    Effect.gen(function* () {
+      for (const part of [Message.textFileAt("/data/notes.md"), Message.imageAt("/data/cat.png")]) {
+        const error = yield* Effect.flip(encode(Request.make("m").pipe(Request.user([part]))))
+        assert.deepInclude(error.reason, { _tag: "Unsupported", attachment: part.path })
+        assert.include(error.message, part.path)
+      }
     }),
   )
 
@@ -281,10 +361,8 @@ describe("encode", () => {
       )
       assert.deepInclude(refused.reason, { _tag: "Unsupported", attachment: "a.pdf" })
       const badText = Message.file("a.txt", "text/plain", new Uint8Array([0xff, 0xfe]))
-      assert.strictEqual(
-        yield* kindOf(Request.make("m").pipe(Request.user([badText]))),
-        "Unsupported",
-      )
+      const notUtf8 = yield* Effect.flip(encode(Request.make("m").pipe(Request.user([badText]))))
+      assert.deepInclude(notUtf8.reason, { _tag: "Attachment", attachment: "a.txt" })
       const withImage: ToolResult.ToolResult = {
         ...ToolResult.make("c", "see image"),
         attachments: [Message.image(new Uint8Array([1]), "image/png")],
@@ -304,10 +382,79 @@ describe("encode", () => {
           Request.toolResults([withText]),
         ),
       )
-      assert.deepStrictEqual(body.messages.at(-1)!.content, [
-        { type: "text", text: "see file" },
-        { type: "text", text: '<file name="out.txt">\n42\n</file>' },
-      ])
+      // One string: DeepSeek rejects a tool message whose content is an array (D9).
+      assert.strictEqual(
+        body.messages.at(-1)!.content,
+        'see file\n\n<file name="out.txt">\n42\n</file>',
+      )
+    }),
+  )
+
+  it.effect("sends reasoning back only when asked, under the key it came with (D7)", () =>
+    Effect.gen(function* () {
+      const answer = Completion.make({
+        text: "42",
+        reasoning: "abc",
+        reasoningBySource: [
+          { source: "reasoning_content", text: "a" },
+          { source: "think", text: "b" },
+          { source: "reasoning", text: "c" },
+        ],
+        calls: [ToolCall.make("c", "now")],
+        finish: "tool_calls",
+      })
+      const request = base.pipe(
+        Request.assistant(answer),
+        Request.toolResults([ToolResult.make("c", "12:00")]),
+      )
+      assert.deepStrictEqual((yield* encode(request)).messages[2], {
+        role: "assistant",
+        content: "42",
+        tool_calls: [{ id: "c", type: "function", function: { name: "now", arguments: "{}" } }],
+      })
+      const sent = yield* encode(request.pipe(Request.sendReasoning(true)))
+      assert.deepInclude(sent.messages[2], { reasoning_content: "a", reasoning: "c" })
+      const lean = yield* OpenAiCodec.encode(request.pipe(Request.sendReasoning(true)), {
+        stream: true,
+        lean: true,
+      })
+      assert.deepStrictEqual(lean.messages[2], sent.messages[2])
+    }),
+  )
+
+  it.effect("admits a request whose body and max tokens fit its context size (D42)", () =>
+    Effect.gen(function* () {
+      const request = Request.make("m").pipe(Request.user("hi"), Request.maxTokens(16))
+      const body = yield* encode(request, true)
+      const bytes = new TextEncoder().encode(JSON.stringify(body)).length
+      const exact = request.pipe(Request.contextTokens(bytes + 16))
+      assert.deepStrictEqual(yield* encode(exact, true), body)
+      const over = yield* Effect.flip(encode(request.pipe(Request.contextTokens(bytes + 13)), true))
+      assert.strictEqual(over.kind, "ContextOverflow")
+      assert.include(over.message, "by 3")
+      // Bytes, not characters: "é" is two.
+      const accented = Request.make("m").pipe(Request.user("é"), Request.maxTokens(1))
+      const size = new TextEncoder().encode(JSON.stringify(yield* encode(accented))).length
+      assert.strictEqual(
+        yield* kindOf(accented.pipe(Request.contextTokens(size))),
+        "ContextOverflow",
+      )
+      assert.isDefined(yield* encode(accented.pipe(Request.contextTokens(size + 1))))
+    }),
+  )
+
+  it.effect("max tokens 0 is an overflow with a context size, and Unsupported without", () =>
+    Effect.gen(function* () {
+      const none = Request.make("m").pipe(Request.user("hi"), Request.maxTokens(0))
+      const overflow = yield* Effect.flip(encode(none.pipe(Request.contextTokens(100_000))))
+      assert.strictEqual(overflow.kind, "ContextOverflow")
+      assert.include(overflow.message, "no room for the answer")
+      assert.strictEqual(yield* kindOf(none), "Unsupported")
+      // Another problem of the request is still reported as itself.
+      assert.strictEqual(
+        yield* kindOf(none.pipe(Request.model(""), Request.contextTokens(100_000))),
+        "Unsupported",
+      )
     }),
   )
 

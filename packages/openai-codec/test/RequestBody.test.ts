@@ -3,7 +3,7 @@
  * can give satisfies the official `openai` package's `ChatCompletionCreateParams`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Request } from "@svir/core"
+import { Completion, Request } from "@svir/core"
 import { Effect } from "effect"
 import type {
   ChatCompletionCreateParams,
@@ -34,6 +34,36 @@ describe("RequestBody", () => {
       })
       const params: ChatCompletionCreateParams = body
       assert.strictEqual(params.model, "m")
+    }),
+  )
+
+  it.effect("so is a lean body, and one that sends reasoning back", () =>
+    Effect.gen(function* () {
+      const answer = Completion.make({
+        text: "42",
+        reasoningBySource: [{ source: "reasoning_content", text: "thought" }],
+        finish: "stop",
+      })
+      const request = Request.make("m").pipe(
+        Request.user("Hi"),
+        Request.assistant(answer),
+        Request.user("And?"),
+        Request.sendReasoning(true),
+        Request.includeUsage(true),
+      )
+      const lean: ChatCompletionCreateParams = yield* OpenAiCodec.encode(request, {
+        stream: true,
+        lean: true,
+      })
+      assert.notProperty(lean, "stream_options")
+      const params: ChatCompletionCreateParams = yield* OpenAiCodec.encode(request, {
+        stream: true,
+      })
+      assert.deepStrictEqual(params.messages[1], {
+        role: "assistant",
+        content: "42",
+        reasoning_content: "thought",
+      } as ChatCompletionCreateParams["messages"][number])
     }),
   )
 })

@@ -52,6 +52,19 @@ describe("ServerError", () => {
     assert.isUndefined(ServerError.read({ error: { code: { nested: 1 } } }).code)
   })
 
+  it("gives llama.cpp's type as the code when its code is the HTTP status", () => {
+    const body = {
+      error: { code: 400, message: "try increasing it", type: "exceed_context_size_error" },
+    }
+    const error = streamError(body)
+    assert.strictEqual(error?.kind, "ContextOverflow")
+    const reason = error?.reason
+    assert.strictEqual(
+      reason?._tag === "ContextOverflow" ? reason.code : undefined,
+      "exceed_context_size_error",
+    )
+  })
+
   for (const body of overflows) {
     it.effect(`tells an overflow in ${JSON.stringify(body)}, in a stream and in a response`, () =>
       Effect.gen(function* () {

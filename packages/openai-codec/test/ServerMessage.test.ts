@@ -26,7 +26,7 @@ const streams: ReadonlyArray<readonly [string, string, SvirError.Kind]> = [
     "ContextOverflow",
   ],
   ["data that is not JSON", `data: ${secret}\n\n`, "Protocol"],
-  ["an unknown finish reason", chunk("{}", quoted), "Protocol"],
+  ["an unknown finish reason", chunk("{}", quoted), "Unsupported"],
 ]
 
 const bodies: ReadonlyArray<readonly [string, string, SvirError.Kind]> = [
@@ -37,7 +37,7 @@ const bodies: ReadonlyArray<readonly [string, string, SvirError.Kind]> = [
   [
     "an unknown finish reason",
     `{"choices":[{"index":0,"message":{"content":"Hi"},"finish_reason":${quoted}}]}`,
-    "Protocol",
+    "Unsupported",
   ],
 ]
 

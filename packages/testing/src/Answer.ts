@@ -113,6 +113,13 @@ export interface Raw {
   readonly headers: Readonly<Record<string, string>>
   readonly pieces: ReadonlyArray<string>
   readonly delayMillis: number
+  /**
+   * Sent with `connection: close` and neither `content-length` nor chunked framing: the body ends
+   * when the server closes the connection, as HTTP/1.0 servers and some proxies send it.
+   */
+  readonly closeDelimited: boolean
+  /** After the last piece, the connection is held open, silent, until the client leaves. */
+  readonly holdOpen: boolean
 }
 
 /**
@@ -270,13 +277,19 @@ export const error = (
 /**
  * Bytes sent as given: a recorded stream, or anything a test needs. The pieces are written one by
  * one, `delayMillis` apart. The default status is 200 and the default content type
- * `text/event-stream`.
+ * `text/event-stream`. `closeDelimited` ends the body by closing the connection (no
+ * `content-length`, no chunks); `holdOpen` keeps the connection open after the last piece, for a
+ * stream that stalls or an error body that never ends.
  *
  * @example
  * ```ts
  * import { Answer } from "@svir/testing"
  *
  * Answer.raw(['data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n', "data: [DONE]\n\n"])
+ * // one event, then silence until the client gives up
+ * Answer.raw('data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\n', { holdOpen: true })
+ * // a 401 whose body never comes
+ * Answer.raw("", { status: 401, headers: { "content-type": "application/json" }, holdOpen: true })
  * ```
  *
  * @since 0.1.0
@@ -288,6 +301,10 @@ export const raw = (
     readonly status?: number | undefined
     readonly headers?: Readonly<Record<string, string>> | undefined
     readonly delayMillis?: number | undefined
+    /** @since 0.2.0 */
+    readonly closeDelimited?: boolean | undefined
+    /** @since 0.2.0 */
+    readonly holdOpen?: boolean | undefined
   } = {},
 ): Raw => ({
   _tag: "Raw",
@@ -298,6 +315,8 @@ export const raw = (
   },
   pieces: typeof pieces === "string" ? [pieces] : pieces,
   delayMillis: options.delayMillis ?? 0,
+  closeDelimited: options.closeDelimited ?? false,
+  holdOpen: options.holdOpen ?? false,
 })
 
 /**

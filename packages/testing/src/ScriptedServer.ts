@@ -46,6 +46,14 @@ export interface Options {
   readonly model?: string | undefined
   /** More models listed by `GET /v1/models`. */
   readonly models?: ReadonlyArray<string> | undefined
+  /**
+   * Every request takes the next answer of the script, whatever its method and path: the list of
+   * models, a redirect's target, anything. For tests that script a whole exchange, request by
+   * request. A request beyond the script gets the 500 of an exhausted script.
+   *
+   * @since 0.2.0
+   */
+  readonly scriptEveryRequest?: boolean | undefined
 }
 
 /**
@@ -322,7 +330,10 @@ class ServerState {
   }
 
   async route(record: MutableRecord, response: Http.ServerResponse): Promise<void> {
-    if (record.method === "POST" && isChatPath(record.path)) {
+    if (
+      this.options.scriptEveryRequest === true ||
+      (record.method === "POST" && isChatPath(record.path))
+    ) {
       this.chatRequests += 1
       const answer = this.script.shift()
       if (answer === undefined) {
@@ -360,14 +371,20 @@ class ServerState {
         return
       }
       case "Raw": {
+        if (answer.closeDelimited) {
+          // No content-length and no chunks: Node then sends `connection: close`, and the body
+          // ends when the connection does.
+          response.useChunkedEncodingByDefault = false
+          response.shouldKeepAlive = false
+        }
         response.writeHead(answer.status, answer.headers)
         response.flushHeaders()
         for (const [i, piece] of answer.pieces.entries()) {
           if (i > 0 && answer.delayMillis > 0) await this.sleep(answer.delayMillis)
           if (response.destroyed) return
-          response.write(piece)
+          if (piece !== "") response.write(piece)
         }
-        response.end()
+        if (!answer.holdOpen) response.end()
         return
       }
       case "Reply":

@@ -214,6 +214,42 @@ describe("ScriptedServer", () => {
     }),
   )
 
+  it.live("ends a body by closing the connection, or holds it open after the body", () =>
+    Effect.gen(function* () {
+      const server = yield* ScriptedServer.start([
+        Answer.raw("data: [DONE]\n\n", { closeDelimited: true }),
+        Answer.raw("data: one\n\n", { closeDelimited: true, holdOpen: true }),
+      ])
+      const { response, body } = yield* fetchText(chat(server.url, { stream: true }))
+      assert.strictEqual(body, "data: [DONE]\n\n")
+      assert.isNull(response.headers.get("content-length"))
+      assert.isNull(response.headers.get("transfer-encoding"))
+      assert.strictEqual(response.headers.get("connection"), "close")
+      const controller = new AbortController()
+      const first = yield* Effect.promise(async () => {
+        const held = await chat(server.url, { stream: true }, { signal: controller.signal })
+        const reader = held.body!.getReader()
+        return new TextDecoder().decode((await reader.read()).value)
+      })
+      assert.strictEqual(first, "data: one\n\n")
+      controller.abort()
+      yield* Effect.promise(() => server.whenAbandoned(1))
+    }),
+  )
+
+  it.live("scripts every request, whatever its path, when asked", () =>
+    Effect.gen(function* () {
+      const server = yield* ScriptedServer.start(
+        [Answer.raw('{"data":[{"id":"a"}]}', { headers: { "content-type": "application/json" } })],
+        { scriptEveryRequest: true },
+      )
+      const models = yield* fetchText(fetch(`${server.url}/models`))
+      assert.strictEqual(models.body, '{"data":[{"id":"a"}]}')
+      const beyond = yield* fetchText(fetch(`${server.url}/elsewhere`, { method: "POST" }))
+      assert.strictEqual(beyond.response.status, 500)
+    }),
+  )
+
   it.live("answers 500 with a clear message when the script runs out", () =>
     Effect.gen(function* () {
       const server = yield* ScriptedServer.start([Answer.text("only one")])

@@ -35,9 +35,16 @@ export interface Settings {
     readonly total: number | undefined
   }
   readonly maxRetryAfterMillis: number
+  /** How long the body of a 400, 413 or 422 is waited for: it can decide the kind (D12). */
   readonly errorBodyMillis: number
+  /** How long any other error body is waited for: it only adds the server's words (D12). */
+  readonly briefErrorBodyMillis: number
   readonly maxResponseBytes: number
   readonly leanRetry: boolean
+  /** Whether a request that does not say asks for usage (D13). */
+  readonly includeUsage: boolean
+  /** The context size given to a request that gives none (D13). */
+  readonly contextTokens: number | undefined
 }
 
 const configError = (message: string): SvirError.SvirError => SvirError.make("Config", message)
@@ -73,7 +80,8 @@ export const normalizeBaseUrl = (
       configError("the base URL carries credentials: pass the API key as `apiKey` instead"),
     )
   }
-  if (url.search !== "" || url.hash !== "") {
+  // An empty query or fragment (a trailing `?` or `#`) is one too; the URL parser drops it.
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(raw)) {
     return Effect.fail(configError("the base URL must not have a query or a fragment"))
   }
   if (url.protocol === "http:" && !allowInsecureHttp && !isLoopback(url.hostname)) {
@@ -88,6 +96,20 @@ export const normalizeBaseUrl = (
 }
 
 const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/** A control character other than a tab: below a space, or DEL. */
+const hasControl = (value: string): boolean => {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true
+  }
+  return false
+}
+
+const isAscii = (value: string): boolean => {
+  for (let i = 0; i < value.length; i++) if (value.charCodeAt(i) > 0x7f) return false
+  return true
+}
 
 export const checkHeaders = (
   headers: Readonly<Record<string, string>>,
@@ -105,15 +127,16 @@ export const checkHeaders = (
         ),
       )
     }
-    if (typeof value !== "string" || /[\r\n\0]/.test(value)) {
-      // The value is not shown: it may be a secret.
-      return Effect.fail(configError(`the value of the header ${lower} has a line break or NUL`))
-    }
-    // fetch refuses what is not a byte; caught here, it is a Config error, not a retried Transport.
-    if (/[\u0100-\uffff]/.test(value)) {
+    // The value is not shown: it may be a secret. A line break would end the header and start
+    // another; any other control character but a tab, or a character beyond ASCII, is read
+    // differently by different servers (D15).
+    if (typeof value !== "string" || hasControl(value)) {
       return Effect.fail(
-        configError(`the value of the header ${lower} has a character beyond U+00FF`),
+        configError(`the value of the header ${lower} has a line break or a control character`),
       )
+    }
+    if (!isAscii(value)) {
+      return Effect.fail(configError(`the value of the header ${lower} is not ASCII`))
     }
     checked[lower] = value
   }

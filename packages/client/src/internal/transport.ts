@@ -84,17 +84,29 @@ const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
 /** How much of an error body is read for the server's message. */
 const errorBodyBytes = 64 * 1024
 
+/**
+ * How long an error body is waited for (D12): the body of a 400, 413 or 422 can make it a context
+ * overflow or the content filter; any other only adds the server's words, and a server that
+ * stalls it must not hold the caller.
+ */
+const errorBodyWait = (status: number, settings: Settings): number =>
+  status === 400 || status === 413 || status === 422
+    ? settings.errorBodyMillis
+    : settings.briefErrorBodyMillis
+
 const failWithStatus = (
   response: HttpClientResponse.HttpClientResponse,
   settings: Settings,
 ): Effect.Effect<never, SvirError.SvirError> =>
-  Effect.flatMap(readBounded(response, errorBodyBytes, settings.errorBodyMillis), (body) =>
-    Effect.fail(
-      StatusError.fromResponse(
-        { status: response.status, headers: response.headers, body },
-        { maxRetryAfterMillis: settings.maxRetryAfterMillis },
+  Effect.flatMap(
+    readBounded(response, errorBodyBytes, errorBodyWait(response.status, settings)),
+    (body) =>
+      Effect.fail(
+        StatusError.fromResponse(
+          { status: response.status, headers: response.headers, body },
+          { maxRetryAfterMillis: settings.maxRetryAfterMillis },
+        ),
       ),
-    ),
   )
 
 /**
@@ -146,7 +158,7 @@ const execute = (
     const redirect = Redirect.next(response.status, response.headers.location, request.url, hops)
     if (redirect === undefined) return response
     // A redirect's body is not wanted: a byte of it is read, and the request ends.
-    yield* readBounded(response, 1, settings.errorBodyMillis)
+    yield* readBounded(response, 1, settings.briefErrorBodyMillis)
     yield* Scope.close(exchange, Exit.void)
     if (redirect._tag === "Refuse") return yield* redirect.error
     return yield* execute(http, settings, { ...request, url: redirect.url }, hops + 1)
@@ -260,7 +272,8 @@ export const requireEventStream = (
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError> => {
   const type = response.headers["content-type"] ?? ""
   if (type.toLowerCase().includes("text/event-stream")) return Effect.succeed(response)
-  return Effect.flatMap(readBounded(response, errorBodyBytes, settings.errorBodyMillis), (body) =>
+  const wait = settings.briefErrorBodyMillis
+  return Effect.flatMap(readBounded(response, errorBodyBytes, wait), (body) =>
     Effect.fail(
       SvirError.make(
         "Unsupported",

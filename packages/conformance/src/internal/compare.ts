@@ -1,6 +1,6 @@
 import type { Completion, ToolCall } from "@svir/core"
 import type * as Case from "../Case.js"
-import type { Outcome } from "./outcome.js"
+import type { EncodeOutcome, Outcome } from "./outcome.js"
 
 const contextChars = 24
 const valueChars = 80
@@ -41,7 +41,37 @@ export const summarize = (outcome: Outcome): string => {
   }
 }
 
-const textFields = ["id", "model", "text", "reasoning", "refusal", "finish"] as const
+const textFields = ["id", "model", "text", "refusal", "finish"] as const
+
+const compareReasoning = (
+  expected: Case.ExpectedCompletion["reasoning"],
+  actual: Completion.Completion,
+): Array<string> => {
+  if (expected === undefined) return []
+  if (typeof expected === "string") {
+    return expected === actual.reasoning
+      ? []
+      : [`reasoning: ${showStrings(expected, actual.reasoning)}`]
+  }
+  // A codec built against an older core may leave reasoningBySource out.
+  const bySource = actual.reasoningBySource ?? []
+  if (expected.length !== bySource.length) {
+    return [
+      `reasoning: expected ${expected.length} source${expected.length === 1 ? "" : "s"} ${show(expected)}, actual ${bySource.length} ${show(bySource)}`,
+    ]
+  }
+  return expected.flatMap((want, i) => {
+    const got = bySource[i]!
+    return [
+      ...(want.source === got.source
+        ? []
+        : [`reasoning[${i}].source: expected ${show(want.source)}, actual ${show(got.source)}`]),
+      ...(want.text === got.text
+        ? []
+        : [`reasoning[${i}].text: ${showStrings(want.text, got.text)}`]),
+    ]
+  })
+}
 
 const compareCalls = (
   expected: ReadonlyArray<Case.ExpectedCall>,
@@ -108,28 +138,85 @@ const compareCompletion = (
         : `${field}: ${showStrings(want, got)}`,
     ]
   }),
+  ...compareReasoning(expected.reasoning, actual),
   ...(expected.calls === undefined ? [] : compareCalls(expected.calls, actual.calls)),
   ...compareUsage(expected.usage, actual.usage),
 ]
 
-/** What differs between an expectation and an outcome; empty when the outcome fits. */
-export const compare = (expected: Case.Expectation, actual: Outcome): ReadonlyArray<string> => {
+const compareError = (
+  expected: Extract<Case.Expectation, { readonly error: Case.ErrorKind }>,
+  actual: Outcome & { readonly _tag: "Failed" },
+): Array<string> => {
+  const lines: Array<string> = []
+  if (actual.released) {
+    lines.push(`calls released on error: a Completed event came before the ${actual.kind} error`)
+  }
+  for (const field of ["text", "reasoning"] as const) {
+    const want = expected.partial?.[field]
+    if (want !== undefined && want !== actual.partial[field]) {
+      lines.push(`partial.${field}: ${showStrings(want, actual.partial[field])}`)
+    }
+  }
+  const message = expected.message
+  if (message !== undefined && message !== actual.serverMessage) {
+    lines.push(
+      actual.serverMessage === undefined
+        ? `message: expected ${show(message)}, actual none`
+        : `message: ${showStrings(message, actual.serverMessage)}`,
+    )
+  }
+  return lines
+}
+
+const compareVisible = (
+  expected: ReadonlyArray<boolean> | undefined,
+  actual: ReadonlyArray<boolean> | undefined,
+): Array<string> => {
+  if (expected === undefined || actual === undefined) return []
+  if (expected.length !== actual.length) {
+    return [
+      `visible_by_chunk: expected ${expected.length} pushes, actual ${actual.length} ${show(actual)}`,
+    ]
+  }
+  const differ = expected.flatMap((want, i) => (want === actual[i] ? [] : [i]))
+  return differ.length === 0
+    ? []
+    : [
+        `visible_by_chunk: expected ${show(expected)}, actual ${show(actual)} (chunk ${differ.join(", ")})`,
+      ]
+}
+
+/**
+ * What differs between an expectation and an outcome; empty when the outcome fits. `visible` is
+ * per push whether it delivered text or reasoning, given only where the case's chunks were fed as
+ * given.
+ */
+export const compare = (
+  expected: Case.Expectation,
+  actual: Outcome,
+  visible?: ReadonlyArray<boolean>,
+): ReadonlyArray<string> => {
   if ("error" in expected) {
     if (actual._tag === "Failed" && actual.kind === expected.error) {
-      return actual.released
-        ? [`calls released on error: a Completed event came before the ${actual.kind} error`]
-        : []
+      return [
+        ...compareError(expected, actual),
+        ...compareVisible(expected.visible_by_chunk, visible),
+      ]
     }
     return [`expected error ${expected.error}, actual ${summarize(actual)}`]
   }
   if (actual._tag !== "Completed") return [`expected ok, actual ${summarize(actual)}`]
-  return compareCompletion(expected.ok, actual.completion)
+  return [
+    ...compareCompletion(expected.ok, actual.completion),
+    ...compareVisible(expected.visible_by_chunk, visible),
+  ]
 }
 
 /**
  * A completed outcome as an exact expectation, to compare the outcomes of two chunkings. A field the
  * completion leaves out becomes `""` so that one chunking giving it and another not is a
- * difference. A call id the case's expectation gives as `"*"` stays `"*"`.
+ * difference. A call id the case's expectation gives as `"*"` stays `"*"`. Reasoning is compared
+ * by source (see {@link agreeing} for all of it joined).
  */
 export const exactly = (
   outcome: Outcome & { readonly _tag: "Completed" },
@@ -144,7 +231,7 @@ export const exactly = (
       id: completion.id ?? "",
       model: completion.model ?? "",
       text: completion.text,
-      reasoning: completion.reasoning,
+      reasoning: completion.reasoningBySource ?? [],
       refusal: completion.refusal,
       finish: completion.finish,
       calls: completion.calls.map((call, i) => ({
@@ -163,4 +250,111 @@ export const exactly = (
             },
     },
   }
+}
+
+/** What differs between the outcome of one feeding and that of another, the reference. */
+export const agreeing = (
+  reference: Outcome,
+  other: Outcome,
+  expected: Case.Expectation,
+): ReadonlyArray<string> => {
+  if (reference._tag === "Completed") {
+    const lines = [...compare(exactly(reference, expected), other)]
+    if (
+      other._tag === "Completed" &&
+      other.completion.reasoning !== reference.completion.reasoning
+    ) {
+      lines.push(
+        `reasoning: ${showStrings(reference.completion.reasoning, other.completion.reasoning)}`,
+      )
+    }
+    return lines
+  }
+  if (reference._tag === "Broken") {
+    return other._tag === "Broken" && other.problem === reference.problem
+      ? []
+      : [`expected ${summarize(reference)}, actual ${summarize(other)}`]
+  }
+  if (other._tag !== "Failed" || other.kind !== reference.kind) {
+    return [`expected ${summarize(reference)}, actual ${summarize(other)}`]
+  }
+  const lines = compareError(
+    {
+      error: reference.kind,
+      partial: reference.partial,
+      ...(reference.serverMessage === undefined ? {} : { message: reference.serverMessage }),
+    },
+    { ...other, released: false },
+  )
+  if (other.released !== reference.released) lines.push(`released: expected ${reference.released}`)
+  if (reference.serverMessage === undefined && other.serverMessage !== undefined) {
+    lines.push(`message: expected none, actual ${show(other.serverMessage)}`)
+  }
+  return lines
+}
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const keyPath = (path: string, key: string): string =>
+  /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+
+const maxBodyLines = 10
+
+/**
+ * Where two JSON values differ, one line per difference with its path (`body.messages[0].content`),
+ * at most a few lines. Object key order does not matter; array order does.
+ */
+const jsonDiff = (expected: unknown, actual: unknown, path: string, lines: Array<string>): void => {
+  if (lines.length >= maxBodyLines) return
+  if (isObject(expected) && isObject(actual)) {
+    for (const key of Object.keys(expected)) {
+      if (!(key in actual))
+        lines.push(`${keyPath(path, key)}: expected ${show(expected[key])}, actual none`)
+      else jsonDiff(expected[key], actual[key], keyPath(path, key), lines)
+    }
+    for (const key of Object.keys(actual)) {
+      if (!(key in expected))
+        lines.push(`${keyPath(path, key)}: expected none, actual ${show(actual[key])}`)
+    }
+    return
+  }
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    // Items of arrays of other lengths do not line up: one line says what each holds.
+    if (expected.length !== actual.length) {
+      lines.push(
+        `${path}: expected ${expected.length} items ${show(expected)}, actual ${actual.length} ${show(actual)}`,
+      )
+      return
+    }
+    for (const [i, item] of expected.entries()) jsonDiff(item, actual[i], `${path}[${i}]`, lines)
+    return
+  }
+  if (typeof expected === "string" && typeof actual === "string") {
+    if (expected !== actual) lines.push(`${path}: ${showStrings(expected, actual)}`)
+    return
+  }
+  if (!Object.is(expected, actual) && JSON.stringify(expected) !== JSON.stringify(actual)) {
+    lines.push(`${path}: expected ${show(expected)}, actual ${show(actual)}`)
+  }
+}
+
+/** What differs between an encoder case's expectation and what encoding gave. */
+export const compareEncoded = (
+  expected: Case.EncoderExpectation,
+  actual: EncodeOutcome,
+): ReadonlyArray<string> => {
+  if ("error" in expected) {
+    if (actual._tag === "Failed" && actual.kind === expected.error) return []
+    return [
+      `expected error ${expected.error}, actual ${actual._tag === "Encoded" ? `a body ${show(actual.body)}` : summarize(actual)}`,
+    ]
+  }
+  if (actual._tag !== "Encoded") return [`expected a body, actual ${summarize(actual)}`]
+  const lines: Array<string> = []
+  jsonDiff(expected.body, actual.body, "body", lines)
+  if (actual.again !== actual.text) {
+    lines.push(`encoding the same request again: ${showStrings(actual.text, actual.again)}`)
+  }
+  return lines
 }

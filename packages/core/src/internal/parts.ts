@@ -14,3 +14,13 @@ export interface FilePart {
   readonly mediaType: string
   readonly data: string | Uint8Array
 }
+
+export interface FileAtPart {
+  readonly _tag: "FileAt"
+  readonly kind: "TextFile" | "Image"
+  readonly path: string
+  readonly name: string
+  readonly mediaType: string | undefined
+  readonly maxBytes: number | undefined
+  readonly escapedLength: number | undefined
+}

@@ -3,6 +3,7 @@ import { Completion, Event, Json, SvirError } from "@svir/core"
 import { Result } from "effect"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
+import { makeThinkSplitter, type ThinkPiece, type ThinkSplitter } from "./think.js"
 
 type JsonObject = { readonly [key: string]: unknown }
 
@@ -40,12 +41,22 @@ export const readIndex = (value: unknown, lenient: boolean): number | undefined 
   return undefined
 }
 
-/** Whether any content-filter result in an Azure annotation says it filtered the text. */
+/**
+ * D31: whether one verdict of Azure's filter blocks: a category `{"filtered": true, ...}`, or a
+ * list of them, as `custom_blocklists` is (`[{"filtered": true, "id": "..."}]`, recorded).
+ * `detected` alone blocks nothing: it is what a filter set to annotate only reports.
+ */
+const blocks = (verdict: unknown): boolean =>
+  Json.isObject(verdict)
+    ? verdict.filtered === true
+    : Array.isArray(verdict) &&
+      verdict.some((item) => Json.isObject(item) && item.filtered === true)
+
+/** Whether Azure's `content_filter_results` say the filter blocked the text (D31). */
 export const isFiltered = (results: unknown): boolean => {
   if (!Json.isObject(results)) return false
   for (const key in results) {
-    const result = results[key]
-    if (Json.isObject(result) && result.filtered === true) return true
+    if (blocks(results[key])) return true
   }
   return false
 }
@@ -55,11 +66,15 @@ export const promptFiltered = (reports: unknown): boolean =>
   Array.isArray(reports) &&
   reports.some((report) => Json.isObject(report) && isFiltered(report.content_filter_results))
 
-/** Reads a `usage` object; `undefined` when it is not one. */
-export const readUsage = (usage: unknown): Completion.Usage | undefined => {
-  if (!Json.isObject(usage)) return undefined
-  const input = typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : 0
-  const output = typeof usage.completion_tokens === "number" ? usage.completion_tokens : 0
+/**
+ * A `usage` object read: the counts, `"not an object"`, or `"incomplete"` when the server left out
+ * `prompt_tokens` or `completion_tokens`. D30: a missing count is never read as 0.
+ */
+export const readUsage = (usage: unknown): Completion.Usage | "not an object" | "incomplete" => {
+  if (!Json.isObject(usage)) return "not an object"
+  const input = usage.prompt_tokens
+  const output = usage.completion_tokens
+  if (typeof input !== "number" || typeof output !== "number") return "incomplete"
   const total = typeof usage.total_tokens === "number" ? usage.total_tokens : input + output
   const details = usage.completion_tokens_details
   const reasoning =
@@ -68,6 +83,15 @@ export const readUsage = (usage: unknown): Completion.Usage | undefined => {
       : undefined
   return reasoning === undefined ? { input, output, total } : { input, output, total, reasoning }
 }
+
+/** The error for a usage the decoder cannot read (D30); lenient mode leaves it out. */
+export const unreadableUsage = (read: "not an object" | "incomplete"): SvirError.SvirError =>
+  read === "incomplete"
+    ? SvirError.make(
+        "Protocol",
+        "the server sent a usage without prompt_tokens or completion_tokens (lenient mode leaves it out)",
+      )
+    : notChatCompletions("a usage that is not an object")
 
 /**
  * D20: arguments are a string. llama.cpp (#20198) and Ollama (#6155) send a JSON object; lenient
@@ -90,7 +114,7 @@ export const readArguments = (
 
 type WireFinish = "stop" | "length" | "tool_calls" | "content_filter"
 
-/** A wire finish reason, `undefined` when unknown. `function_call` is the legacy `tool_calls`. */
+/** A wire finish reason, `undefined` when unknown (D33). */
 export const readFinish = (finish: string): WireFinish | undefined => {
   switch (finish) {
     case "stop":
@@ -98,12 +122,79 @@ export const readFinish = (finish: string): WireFinish | undefined => {
     case "tool_calls":
     case "content_filter":
       return finish
-    case "function_call":
-      return "tool_calls"
     default:
       return undefined
   }
 }
+
+/** D33: a finish reason this codec does not know may mean another answer; both modes refuse it. */
+export const unknownFinish = (finish: string): SvirError.SvirError =>
+  SvirError.make("Unsupported", "the server sent a finish reason this codec does not know", {
+    serverMessage: finish,
+  })
+
+/** D30: the keys of a delta this codec reads; any other key with a value is unknown. */
+const deltaKeys: ReadonlySet<string> = new Set([
+  "role",
+  "content",
+  "refusal",
+  "reasoning_content",
+  "reasoning",
+  "tool_calls",
+])
+
+/** D13: reasoning by source, each source's pieces in arrival order, sources in first appearance. */
+export class ReasoningBySource {
+  readonly all: Array<string> = []
+  private readonly sources = new Map<string, Array<string>>()
+
+  add(source: string, text: string): void {
+    this.all.push(text)
+    const pieces = this.sources.get(source)
+    if (pieces === undefined) this.sources.set(source, [text])
+    else pieces.push(text)
+  }
+
+  joined(): Array<Completion.Reasoning> {
+    return Array.from(this.sources, ([source, pieces]) => ({ source, text: pieces.join("") }))
+  }
+}
+
+/**
+ * D13: the reasoning of one delta or message. The same text under `reasoning_content` and
+ * `reasoning` (mlx-vlm sends every piece under both) is one piece under `reasoning_content`;
+ * different texts are two sources, `reasoning_content` first.
+ */
+export const reasoningPieces = (
+  reasoningContent: string,
+  reasoning: string,
+): ReadonlyArray<readonly [source: string, text: string]> => {
+  if (reasoningContent !== "" && reasoningContent === reasoning) {
+    return [["reasoning_content", reasoningContent]]
+  }
+  const pieces: Array<readonly [string, string]> = []
+  if (reasoningContent !== "") pieces.push(["reasoning_content", reasoningContent])
+  if (reasoning !== "") pieces.push(["reasoning", reasoning])
+  return pieces
+}
+
+/** D34: the content of a whole message split into text and `think` reasoning. */
+export const splitContent = (content: string, reasoning: ReasoningBySource): string => {
+  const splitter = makeThinkSplitter()
+  let text = ""
+  for (const piece of [...splitter.push(content), ...splitter.finish()]) {
+    if (piece.kind === "text") text += piece.text
+    else reasoning.add("think", piece.text)
+  }
+  return text
+}
+
+/** The maxCalls limit reached. */
+export const tooManyCalls = (max: number): SvirError.SvirError =>
+  SvirError.make("ResponseLimit", `the answer makes more than ${max} calls (the maxCalls option)`, {
+    limit: "maxCalls",
+    max,
+  })
 
 /**
  * The state of one answer as its chunks arrive: text, reasoning, refusal, calls by their pieces,
@@ -117,9 +208,14 @@ export const readFinish = (finish: string): WireFinish | undefined => {
 export class Assembly {
   private id: string | undefined
   private model: string | undefined
+  /** D16: the index of the choice read; lenient mode takes the first one seen. */
+  private choiceIndex: number | undefined
   private readonly text: Array<string> = []
-  private readonly reasoning: Array<string> = []
+  /** Whether the content said anything, `<think>` reasoning included (D14). */
+  private sawContent = false
+  private readonly reasoning = new ReasoningBySource()
   private readonly refusal: Array<string> = []
+  private readonly think: ThinkSplitter | undefined
   private readonly calls: Array<CallSlot> = []
   /** The call each wire index currently points at (D15: an index can be reused). */
   private readonly callAtIndex = new Map<number, number>()
@@ -129,7 +225,9 @@ export class Assembly {
   private filtered = false
   private usage: Completion.Usage | undefined
 
-  constructor(private readonly options: Options.Resolved) {}
+  constructor(private readonly options: Options.Resolved) {
+    this.think = options.splitThink ? makeThinkSplitter() : undefined
+  }
 
   /** Whether a finish reason has arrived. */
   get finished(): boolean {
@@ -141,39 +239,74 @@ export class Assembly {
     return this.options.lenient ? undefined : notChatCompletions(what)
   }
 
+  /**
+   * D32: the id and model of an answer do not change; a chunk with another one may belong to
+   * another answer. Empty ones say nothing: Azure's prompt reports and filter annotations carry
+   * `""`, and they are not the stream's.
+   */
+  private sameAnswer(body: JsonObject): SvirError.SvirError | undefined {
+    const id = body.id
+    if (typeof id === "string" && id !== "") {
+      if (this.id === undefined) this.id = id
+      else if (id !== this.id && !this.options.lenient) {
+        return SvirError.make("Protocol", "the chunk id changed in the middle of the answer")
+      }
+    }
+    const model = body.model
+    if (typeof model === "string" && model !== "") {
+      if (this.model === undefined) this.model = model
+      else if (model !== this.model && !this.options.lenient) {
+        return SvirError.make("Protocol", "the model changed in the middle of the answer")
+      }
+    }
+    return undefined
+  }
+
   /** Reads one chunk of a stream. */
   chunk(body: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
     if (!Json.isObject(body)) return this.unknownShape("a chunk that is not a JSON object")
     if (ServerError.isErrorBody(body)) return ServerError.fromBody(body, "in the stream")
-    if (this.id === undefined && typeof body.id === "string" && body.id !== "") this.id = body.id
-    if (this.model === undefined && typeof body.model === "string" && body.model !== "") {
-      this.model = body.model
-    }
+    const changed = this.sameAnswer(body)
+    if (changed !== undefined) return changed
     const usage = body.usage
-    if (usage !== undefined && usage !== null) {
-      const read = readUsage(usage)
-      // Lenient mode skips the usage only: the rest of the chunk can hold calls.
-      if (read === undefined) {
-        const error = this.unknownShape("a usage that is not an object")
-        if (error !== undefined) return error
-      } else {
-        this.usage = read
-      }
+    const hasUsage = usage !== undefined && usage !== null
+    if (hasUsage) {
+      const error = this.usageOf(usage)
+      if (error !== undefined) return error
     }
-    const promptFilter = body.prompt_filter_results
-    if (promptFilter !== undefined && promptFiltered(promptFilter)) this.filtered = true
+    // Azure reports on the prompt before the answer; older API versions call it
+    // `prompt_annotations`.
+    const promptReport = body.prompt_filter_results ?? body.prompt_annotations
+    if (promptReport !== undefined && promptFiltered(promptReport)) this.filtered = true
     const choices = body.choices
+    const nothingElse = !hasUsage && promptReport === undefined
     if (choices === undefined || choices === null) {
-      if ((usage === undefined || usage === null) && promptFilter === undefined) {
-        return this.unknownShape("a chunk with no choices")
-      }
-      return undefined
+      return nothingElse ? this.unknownShape("a chunk with no choices") : undefined
     }
     if (!Array.isArray(choices)) return this.unknownShape("choices that are not an array")
+    if (choices.length === 0 && nothingElse && this.finish === undefined) {
+      // D30: no server sends an empty chunk as part of an answer.
+      return this.unknownShape("a chunk with no choice and nothing else before the finish reason")
+    }
     for (let i = 0; i < choices.length; i++) {
       const error = this.choice(choices[i], out)
       if (error !== undefined) return error
     }
+    return undefined
+  }
+
+  /** D30: usage comes once, with both counts; lenient mode keeps the last it can read. */
+  private usageOf(usage: unknown): SvirError.SvirError | undefined {
+    const read = readUsage(usage)
+    // Lenient mode skips the usage only: the rest of the chunk can hold calls.
+    if (typeof read === "string") return this.options.lenient ? undefined : unreadableUsage(read)
+    if (this.usage !== undefined && !this.options.lenient) {
+      return SvirError.make(
+        "Protocol",
+        "the server sent the usage twice (lenient mode keeps the last)",
+      )
+    }
+    this.usage = read
     return undefined
   }
 
@@ -186,19 +319,27 @@ export class Assembly {
       // calls are not lost.
       const error = this.unknownShape("a choice index that is not a whole number")
       if (error !== undefined) return error
-    } else if (index !== undefined && index !== 0) {
-      // D16: only one choice is asked for; another one cannot be told apart from the first.
-      return this.options.lenient
-        ? undefined
-        : SvirError.make(
+    } else if (index !== undefined) {
+      // D16: only one choice is asked for. Strict mode reads choice 0 only; lenient mode reads
+      // the first index it sees and skips the others.
+      if (!this.options.lenient) {
+        if (index !== 0) {
+          return SvirError.make(
             "Unsupported",
             `the server sent choice ${index}; only one choice (n = 1) is supported`,
           )
-    }
-    if (choice.content_filter_results !== undefined && isFiltered(choice.content_filter_results)) {
-      this.filtered = true
+        }
+      } else if (this.choiceIndex === undefined) {
+        this.choiceIndex = index
+      } else if (index !== this.choiceIndex) {
+        return undefined
+      }
     }
     const delta = choice.delta
+    if (choice.content_filter_offsets !== undefined && (delta === undefined || delta === null)) {
+      return this.annotation(choice, out)
+    }
+    if (isFiltered(choice.content_filter_results)) this.filtered = true
     if (delta !== undefined && delta !== null) {
       // Lenient mode skips the delta only: the finish reason beside it still counts (D21).
       const error = Json.isObject(delta)
@@ -207,42 +348,88 @@ export class Assembly {
       if (error !== undefined) return error
     }
     const finish = choice.finish_reason
-    if (finish !== undefined && finish !== null) return this.finishWith(finish)
+    if (finish !== undefined && finish !== null) return this.finishWith(finish, out)
     return undefined
   }
 
-  private afterFinish(): SvirError.SvirError | undefined {
-    // D17: text or calls after the finish reason are not part of a finished answer.
-    return this.options.lenient
-      ? undefined
-      : SvirError.make("Protocol", "the server sent more of the answer after its finish reason")
+  /**
+   * D31: an annotation of Azure's asynchronous filter, a choice with `content_filter_offsets` and
+   * no delta. It holds none of the answer: its verdict counts wherever it comes, a
+   * `content_filter` finish in it is a block that ends the answer, and any other finish in it is
+   * not the model's.
+   */
+  private annotation(choice: JsonObject, out: Array<Event.Event>): SvirError.SvirError | undefined {
+    if (isFiltered(choice.content_filter_results)) this.filtered = true
+    const finish = choice.finish_reason
+    if (finish === undefined || finish === null || finish === "") return undefined
+    if (finish !== "content_filter") {
+      return SvirError.make(
+        "Unsupported",
+        "the server's content filter annotation carries a finish reason other than content_filter",
+        { serverMessage: typeof finish === "string" ? finish : JSON.stringify(finish) },
+      )
+    }
+    this.filtered = true
+    this.finishAs("content_filter", out)
+    return undefined
   }
 
   private delta(delta: JsonObject, out: Array<Event.Event>): SvirError.SvirError | undefined {
-    const content = this.piecesOf(delta.content, this.text, Event.textDelta, "content", out)
-    if (content !== undefined) return content
-    // D13: mlx-vlm sends the same text under both keys; reasoning_content is read first.
-    const reasoningContent = delta.reasoning_content
-    const reasoning = this.piecesOf(
-      typeof reasoningContent === "string" && reasoningContent !== ""
-        ? reasoningContent
-        : delta.reasoning,
-      this.reasoning,
-      Event.reasoningDelta,
-      "reasoning",
-      out,
-    )
-    if (reasoning !== undefined) return reasoning
-    const refusal = this.piecesOf(delta.refusal, this.refusal, Event.refusalDelta, "a refusal", out)
-    if (refusal !== undefined) return refusal
-    const toolCalls = delta.tool_calls
-    if (toolCalls !== undefined && toolCalls !== null) {
-      // D27: a call the decoder cannot read is an error in both modes; skipping it would lose it.
-      if (!Array.isArray(toolCalls)) return notChatCompletions("tool_calls that are not an array")
-      if (toolCalls.length > 0 && this.finish !== undefined) {
-        const error = this.afterFinish()
-        if (error !== undefined) return error
+    for (const key in delta) {
+      if (!deltaKeys.has(key) && delta[key] !== null && !this.options.lenient) {
+        // D30: strict mode does not drop a part of the answer it cannot read without a word.
+        return SvirError.make(
+          "Unsupported",
+          "the server sent a delta key this codec does not read",
+          {
+            serverMessage: key,
+          },
+        )
       }
+    }
+    const content = this.stringOf(delta.content, "content")
+    if (Result.isFailure(content)) return content.failure
+    const refusal = this.stringOf(delta.refusal, "a refusal")
+    if (Result.isFailure(refusal)) return refusal.failure
+    const reasoningContent = this.stringOf(delta.reasoning_content, "reasoning")
+    if (Result.isFailure(reasoningContent)) return reasoningContent.failure
+    const reasoning = this.stringOf(delta.reasoning, "reasoning")
+    if (Result.isFailure(reasoning)) return reasoning.failure
+    const toolCalls = delta.tool_calls
+    const hasCalls = toolCalls !== undefined && toolCalls !== null
+    // D27: a call the decoder cannot read is an error in both modes; skipping it would lose it.
+    if (hasCalls && !Array.isArray(toolCalls)) {
+      return notChatCompletions("tool_calls that are not an array")
+    }
+    const saysSomething =
+      content.success !== "" ||
+      refusal.success !== "" ||
+      reasoningContent.success !== "" ||
+      reasoning.success !== "" ||
+      (hasCalls && toolCalls.length > 0)
+    if (saysSomething && this.finish !== undefined) {
+      // D17: the server contradicts itself about where the answer ends.
+      return SvirError.make(
+        "Unsupported",
+        "the server sent more of the answer after its finish reason",
+      )
+    }
+    if (
+      (content.success !== "" && (refusal.success !== "" || this.refusal.length > 0)) ||
+      (refusal.success !== "" && this.sawContent)
+    ) {
+      // D14: the server contradicts itself about what the answer is.
+      return SvirError.make("Protocol", "the server sent both a refusal and an answer")
+    }
+    if (content.success !== "") this.content(content.success, out)
+    for (const [source, text] of reasoningPieces(reasoningContent.success, reasoning.success)) {
+      this.addReasoning(source, text, out)
+    }
+    if (refusal.success !== "") {
+      this.refusal.push(refusal.success)
+      out.push(Event.refusalDelta(refusal.success))
+    }
+    if (hasCalls) {
       for (let i = 0; i < toolCalls.length; i++) {
         const error = this.piece(toolCalls[i], out)
         if (error !== undefined) return error
@@ -251,27 +438,39 @@ export class Assembly {
     return undefined
   }
 
-  /** Adds a piece of text, reasoning or refusal, and gives its event. */
-  private piecesOf(
-    value: unknown,
-    pieces: Array<string>,
-    event: (text: string) => Event.Event,
-    what: string,
-    out: Array<Event.Event>,
-  ): SvirError.SvirError | undefined {
-    if (typeof value !== "string") {
-      return value === undefined || value === null
-        ? undefined
-        : this.unknownShape(`${what} that is not a string`)
+  /** A text field of a delta: `""` when absent or null; not a string is an unknown shape. */
+  private stringOf(value: unknown, what: string): Result.Result<string, SvirError.SvirError> {
+    if (typeof value === "string") return Result.succeed(value)
+    if (value === undefined || value === null) return Result.succeed("")
+    const error = this.unknownShape(`${what} that is not a string`)
+    return error === undefined ? Result.succeed("") : Result.fail(error)
+  }
+
+  /** D34: content goes through the `<think>` splitter, when it is on. */
+  private content(content: string, out: Array<Event.Event>): void {
+    this.sawContent = true
+    if (this.think === undefined) {
+      this.addText(content, out)
+      return
     }
-    if (value === "") return undefined
-    if (this.finish !== undefined) {
-      const error = this.afterFinish()
-      if (error !== undefined) return error
+    this.thinkPieces(this.think.push(content), out)
+  }
+
+  private thinkPieces(pieces: ReadonlyArray<ThinkPiece>, out: Array<Event.Event>): void {
+    for (const piece of pieces) {
+      if (piece.kind === "text") this.addText(piece.text, out)
+      else this.addReasoning("think", piece.text, out)
     }
-    pieces.push(value)
-    out.push(event(value))
-    return undefined
+  }
+
+  private addText(text: string, out: Array<Event.Event>): void {
+    this.text.push(text)
+    out.push(Event.textDelta(text))
+  }
+
+  private addReasoning(source: string, text: string, out: Array<Event.Event>): void {
+    this.reasoning.add(source, text)
+    out.push(Event.reasoningDelta(text, source))
   }
 
   private piece(piece: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
@@ -287,6 +486,10 @@ export class Assembly {
       // D27: lenient mode places a piece with an odd index as if it had none (D19).
       const error = this.unknownShape("a tool call index that is not a whole number")
       if (error !== undefined) return error
+    }
+    if (wireIndex !== undefined && wireIndex >= this.options.maxCalls) {
+      // D27: an index at or past the limit cannot be a call of a bounded answer.
+      return tooManyCalls(this.options.maxCalls)
     }
     const id = typeof piece.id === "string" && piece.id !== "" ? piece.id : undefined
     // D18: a name that is empty or null on a continuation piece says nothing.
@@ -329,13 +532,7 @@ export class Assembly {
     }
 
     if (slot === undefined) {
-      if (this.calls.length >= this.options.maxCalls) {
-        return SvirError.make(
-          "ResponseLimit",
-          `the answer makes more than ${this.options.maxCalls} calls (the maxCalls option)`,
-          { limit: "maxCalls", max: this.options.maxCalls },
-        )
-      }
+      if (this.calls.length >= this.options.maxCalls) return tooManyCalls(this.options.maxCalls)
       slot = this.calls.length
       const generated = id === undefined
       const call: CallSlot = {
@@ -389,26 +586,39 @@ export class Assembly {
     return Options.freshCallId(this.options.makeCallId, (id) => this.ids.has(id))
   }
 
-  private finishWith(finish: unknown): SvirError.SvirError | undefined {
+  private finishWith(finish: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
     if (typeof finish !== "string") return this.unknownShape("a finish reason that is not a string")
     // Some proxies send "" on every chunk before the last: no finish reason yet.
     if (finish === "") return undefined
     const read = readFinish(finish)
-    if (read === undefined && !this.options.lenient) {
-      return SvirError.make("Protocol", "the server sent an unknown finish reason", {
-        serverMessage: finish,
-      })
-    }
-    if (this.finish === undefined) this.finish = read ?? "stop"
+    if (read === undefined) return unknownFinish(finish)
+    this.finishAs(read, out)
     return undefined
+  }
+
+  /** The first finish reason is the answer's; a repeated one changes nothing (D17). */
+  private finishAs(finish: WireFinish, out: Array<Event.Event>): void {
+    if (this.finish !== undefined) return
+    this.finish = finish
+    // D34: a tail held back as a possible marker is what it looked like.
+    if (this.think !== undefined) this.thinkPieces(this.think.finish(), out)
   }
 
   /** The whole answer once the stream says it is done, or why it is not one. */
   complete(): Result.Result<Completion.Completion, SvirError.SvirError> {
-    if (this.finish === undefined && !this.options.lenient) {
+    if (this.finish === undefined) {
+      // D1: nothing says the answer ended on purpose.
       return Result.fail(
         SvirError.make("TruncatedStream", "the stream ended with [DONE] before a finish reason"),
       )
+    }
+    const indices = this.calls.flatMap((slot) =>
+      slot.wireIndex === undefined ? [] : [slot.wireIndex],
+    )
+    const distinct = [...new Set(indices)].sort((a, b) => a - b)
+    if (distinct.some((index, i) => index !== i)) {
+      // D27: a gap in the indices may be a call the stream lost.
+      return Result.fail(SvirError.make("Protocol", "the call indices of the answer have a gap"))
     }
     const calls: Array<ToolCall.ToolCall> = []
     // D24: calls are released in the order of their indices; calls that reuse an index, or that
@@ -424,10 +634,10 @@ export class Assembly {
       id: this.id,
       model: this.model,
       text: this.text.join(""),
-      reasoning: this.reasoning.join(""),
+      reasoning: this.reasoning,
       refusal: this.refusal.join(""),
       calls,
-      finish: this.finish ?? "stop",
+      finish: this.finish,
       filtered: this.filtered,
       usage: this.usage,
     })
@@ -439,7 +649,7 @@ export interface Draft {
   readonly id: string | undefined
   readonly model: string | undefined
   readonly text: string
-  readonly reasoning: string
+  readonly reasoning: ReasoningBySource
   readonly refusal: string
   readonly calls: ReadonlyArray<ToolCall.ToolCall>
   readonly finish: WireFinish
@@ -447,47 +657,58 @@ export interface Draft {
   readonly usage: Completion.Usage | undefined
 }
 
+const contradiction = (what: string): Result.Result<never, SvirError.SvirError> =>
+  Result.fail(SvirError.make("Protocol", `the server sent ${what}`))
+
 /**
- * Decides the finish reason and which calls are released (D14, D21): none from an answer a
- * filter stopped, cut off by `length`, or that refused; `stop` with calls means the calls were
- * made (vLLM, OpenAI and Gemini finish a forced call with `stop`); `tool_calls` with no call is
- * an error (D28).
+ * Decides the finish reason and which calls are released. Errors in both modes: a refusal with an
+ * answer or with calls (D14), calls in an answer the filter stopped (D21), two calls with one id
+ * (D23), `tool_calls` with no call (D28). Then: a filter's block is `content_filter` (D21, D31),
+ * a refusal is `refusal` even when `length` cut it (D14), calls cut by `length` are not released
+ * (D21), and calls are `tool_calls` whatever the finish said (`stop` for a named tool: vLLM,
+ * OpenAI).
  */
 export const settle = (draft: Draft): Result.Result<Completion.Completion, SvirError.SvirError> => {
+  const filtered = draft.filtered || draft.finish === "content_filter"
+  if (draft.refusal !== "" && draft.text !== "")
+    return contradiction("both a refusal and an answer")
+  if (draft.calls.length > 0) {
+    if (filtered) return contradiction("calls in an answer its content filter stopped")
+    if (draft.refusal !== "") return contradiction("calls with a refusal")
+    const ids = new Set<string>()
+    for (const call of draft.calls) {
+      if (ids.has(call.id)) return contradiction("two calls with the same id")
+      ids.add(call.id)
+    }
+  }
   let finish: Completion.FinishReason
   let calls: ReadonlyArray<ToolCall.ToolCall> = []
-  if (draft.filtered || draft.finish === "content_filter") {
+  if (filtered) {
     finish = "content_filter"
-  } else if (draft.finish === "length") {
-    finish = "length"
   } else if (draft.refusal !== "") {
     finish = "refusal"
+  } else if (draft.finish === "length") {
+    finish = "length"
   } else if (draft.calls.length > 0) {
     for (const call of draft.calls) {
-      if (call.name === "") {
-        return Result.fail(SvirError.make("Protocol", "the server sent a call without a name"))
-      }
+      if (call.name === "") return contradiction("a call without a name")
     }
     finish = "tool_calls"
     calls = draft.calls
   } else if (draft.finish === "tool_calls") {
     // D28: the server says the model called, and sent no call to run.
-    return Result.fail(
-      SvirError.make("Protocol", "the server finished the answer with tool_calls but sent no call"),
-    )
+    return contradiction("a tool_calls finish with no call")
   } else {
     finish = "stop"
   }
-  const fields: Partial<Completion.Completion> & Pick<Completion.Completion, "finish"> = {
-    text: draft.text,
-    reasoning: draft.reasoning,
-    refusal: draft.refusal,
-    calls,
-    finish,
-  }
   return Result.succeed(
     Completion.make({
-      ...fields,
+      text: draft.text,
+      reasoning: draft.reasoning.all.join(""),
+      reasoningBySource: draft.reasoning.joined(),
+      refusal: draft.refusal,
+      calls,
+      finish,
       ...(draft.id === undefined ? {} : { id: draft.id }),
       ...(draft.model === undefined ? {} : { model: draft.model }),
       ...(draft.usage === undefined ? {} : { usage: draft.usage }),

@@ -17,24 +17,36 @@ export const errorPrefix = "error: "
 export const emptyResultContent = "(no output)"
 
 /**
- * Writes the body of a request already checked by `Request.validate`, or gives the Unsupported
- * error of the first thing the wire cannot carry.
+ * D40: the optional fields, which a strict server may refuse and the answer does not depend on.
+ * Lean encoding leaves them out; everything else the request sets is kept.
+ */
+export const optionalFields: ReadonlyArray<string> = ["reasoning_effort", "stream_options"]
+
+/**
+ * Writes the body of a request already checked by `Request.validate`, or gives the error of the
+ * first thing the wire cannot carry. P11 (D41): the body carries what the request sets, nothing
+ * implied.
  */
 export const encodeBody = (
   request: Request.Request,
-  stream: boolean,
+  options: { readonly stream: boolean; readonly lean?: boolean | undefined },
 ): Result.Result<RequestBody.RequestBody, SvirError.SvirError> => {
+  const lean = options.lean === true
   const messages = encodeMessages(request)
   if (Result.isFailure(messages)) return Result.fail(messages.failure)
-  const body: RequestBody.Fields = { model: request.model, messages: messages.success }
+  // The messages go last (set below): a log line that cuts the body still shows the settings.
+  const body: RequestBody.Fields = { model: request.model, messages: [] }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
   if (request.temperature !== undefined) body.temperature = request.temperature
-  if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort
+  if (request.reasoningEffort !== undefined && !lean) {
+    body.reasoning_effort = request.reasoningEffort
+  }
   for (const tool of request.tools) {
     const deep = tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
     if (deep !== undefined) return Result.fail(deep)
   }
   if (request.tools.length > 0) body.tools = request.tools.map(encodeTool)
+  // D40: a tool choice and a response format are requirements: kept by lean encoding too.
   const choice = request.toolChoice
   switch (choice._tag) {
     case "Auto":
@@ -55,10 +67,51 @@ export const encodeBody = (
     const deep = tooDeep(format.schema, `the schema of the response format ${format.name}`)
     if (deep !== undefined) return Result.fail(deep)
   }
-  if (format !== undefined) body.response_format = encodeResponseFormat(format)
-  if (!stream) return Result.succeed(body)
-  return Result.succeed({ ...body, stream: true, stream_options: { include_usage: true } })
+  // Text is every server's default: not sent.
+  if (format !== undefined && format._tag !== "Text") {
+    body.response_format = encodeResponseFormat(format)
+  }
+  body.messages = messages.success
+  const whole: RequestBody.RequestBody = options.stream
+    ? {
+        ...body,
+        stream: true,
+        ...(request.includeUsage === true && !lean && { stream_options: { include_usage: true } }),
+      }
+    : body
+  const admitted = admission(request, whole)
+  return admitted === undefined ? Result.succeed(whole) : Result.fail(admitted)
 }
+
+/**
+ * D42: with a context size, a request is admitted when its body's length in UTF-8 bytes (which
+ * never counts fewer than its tokens) plus `maxTokens` fits, and `maxTokens` is not 0.
+ */
+const admission = (
+  request: Request.Request,
+  body: RequestBody.RequestBody,
+): SvirError.SvirError | undefined => {
+  const context = request.contextTokens
+  if (context === undefined) return undefined
+  if (request.maxTokens === 0) return noRoomForAnswer(context)
+  const bytes = utf8.encode(JSON.stringify(body)).length
+  const reserved = request.maxTokens ?? 0
+  const over = bytes + reserved - context
+  if (over <= 0) return undefined
+  return SvirError.make(
+    "ContextOverflow",
+    `the request does not fit the context of ${context} tokens by ${over}: its body is ${bytes} bytes (counted as tokens) and ${reserved} tokens are reserved for the answer`,
+  )
+}
+
+const utf8 = new TextEncoder()
+
+/** D42: max tokens 0 with a context size is an overflow: no room is left for the answer. */
+export const noRoomForAnswer = (context: number): SvirError.SvirError =>
+  SvirError.make(
+    "ContextOverflow",
+    `max tokens is 0, which leaves no room for the answer in the context of ${context} tokens`,
+  )
 
 /**
  * D25: a schema nested deeper than `Json.maxDepth` (or one that refers to itself) is refused
@@ -90,23 +143,16 @@ const encodeTool = (tool: Tool.Tool): RequestBody.FunctionTool => {
 }
 
 const encodeResponseFormat = (
-  format: NonNullable<Request.Request["responseFormat"]>,
+  format: Exclude<Request.ResponseFormat, { readonly _tag: "Text" }>,
 ): RequestBody.ResponseFormatParam => {
-  switch (format._tag) {
-    case "Text":
-      return { type: "text" }
-    case "Json":
-      return { type: "json_object" }
-    case "JsonSchema": {
-      const jsonSchema: Extract<
-        RequestBody.ResponseFormatParam,
-        { type: "json_schema" }
-      >["json_schema"] = { name: format.name, schema: format.schema }
-      if (format.description !== undefined) jsonSchema.description = format.description
-      if (format.strict !== undefined) jsonSchema.strict = format.strict
-      return { type: "json_schema", json_schema: jsonSchema }
-    }
-  }
+  if (format._tag === "Json") return { type: "json_object" }
+  const jsonSchema: Extract<
+    RequestBody.ResponseFormatParam,
+    { type: "json_schema" }
+  >["json_schema"] = { name: format.name, schema: format.schema }
+  if (format.description !== undefined) jsonSchema.description = format.description
+  if (format.strict !== undefined) jsonSchema.strict = format.strict
+  return { type: "json_schema", json_schema: jsonSchema }
 }
 
 const encodeMessages = (
@@ -114,6 +160,7 @@ const encodeMessages = (
 ): Result.Result<Array<RequestBody.ChatMessage>, SvirError.SvirError> => {
   const out: Array<RequestBody.ChatMessage> = []
   if (request.system !== undefined) out.push({ role: "system", content: request.system })
+  const sendReasoning = request.sendReasoning === true
   const messages = request.messages
   let i = 0
   while (i < messages.length) {
@@ -127,7 +174,7 @@ const encodeMessages = (
         break
       }
       case "Assistant": {
-        out.push(encodeAssistant(message))
+        out.push(encodeAssistant(message, sendReasoning))
         i++
         // The results of this turn's calls follow it, in the order of the calls.
         let end = i
@@ -148,15 +195,24 @@ const encodeMessages = (
   return Result.succeed(out)
 }
 
-const encodeAssistant = (message: Message.Assistant): RequestBody.AssistantMessage => {
+/** D7: the keys reasoning arrived under, and goes back under when asked. */
+const reasoningKeys = new Set(["reasoning_content", "reasoning"])
+
+const encodeAssistant = (
+  message: Message.Assistant,
+  sendReasoning: boolean,
+): RequestBody.AssistantMessage => {
   // D2: content is "" rather than null when the turn had no text (LM Studio rejects null).
-  // D7: reasoning is not sent back; Chat Completions has no field for it.
-  if (message.calls.length === 0) return { role: "assistant", content: message.text }
-  return {
-    role: "assistant",
-    content: message.text,
-    tool_calls: message.calls.map(encodeCall),
+  const out: RequestBody.AssistantMessage = { role: "assistant", content: message.text }
+  if (message.calls.length > 0) out.tool_calls = message.calls.map(encodeCall)
+  if (!sendReasoning) return out
+  // D7: each source under its own key; reasoning split out of <think> tags never goes back.
+  for (const { source, text } of message.reasoningBySource ?? []) {
+    if (text === "" || !reasoningKeys.has(source)) continue
+    const key = source as "reasoning_content" | "reasoning"
+    out[key] = (out[key] ?? "") + text
   }
+  return out
 }
 
 const encodeCall = (call: ToolCall.ToolCall): RequestBody.ToolCallParam => ({
@@ -203,36 +259,32 @@ const encodeResults = (
   return Result.succeed(out)
 }
 
+/** D9: a result's content and its text files, as one string; an image is Unsupported. */
 const encodeResult = (
   result: ToolResult.ToolResult,
 ): Result.Result<RequestBody.ToolMessage, SvirError.SvirError> => {
   const text = isBlank(result.content) ? emptyResultContent : result.content
-  const content = result.isError ? errorPrefix + text : text
-  const attachments = result.attachments
-  if (attachments === undefined || attachments.length === 0) {
-    return Result.succeed({ role: "tool", tool_call_id: result.callId, content })
-  }
-  const parts: Array<RequestBody.TextContentPart> = [{ type: "text", text: content }]
-  for (const attachment of attachments) {
-    if (attachment._tag === "Image") {
+  const texts = [result.isError ? errorPrefix + text : text]
+  const where = `the result for call ${result.callId}`
+  for (const attachment of result.attachments ?? []) {
+    const encoded = attachment._tag === "Image" ? undefined : encodeFile(attachment, where)
+    if (encoded !== undefined && Result.isFailure(encoded)) return Result.fail(encoded.failure)
+    if (encoded === undefined || typeof encoded.success !== "string") {
+      const name = attachment._tag === "File" ? attachment.name : undefined
       return unsupported(
-        `the result for call ${result.callId} carries an image; a Chat Completions tool message carries only text`,
+        `${where} carries ${name === undefined ? "an image" : `the image file ${name}`}; a Chat Completions tool message carries only text`,
+        name,
       )
     }
-    const encoded = encodeFile(attachment, `the result for call ${result.callId}`)
-    if (Result.isFailure(encoded)) return Result.fail(encoded.failure)
-    const part = encoded.success
-    if (part.type === "image_url") {
-      return unsupported(
-        `the result for call ${result.callId} carries the image file ${attachment.name}; a Chat Completions tool message carries only text`,
-        attachment.name,
-      )
-    }
-    parts.push(part)
+    texts.push(encoded.success)
   }
-  return Result.succeed({ role: "tool", tool_call_id: result.callId, content: parts })
+  return Result.succeed({ role: "tool", tool_call_id: result.callId, content: texts.join("\n\n") })
 }
 
+/**
+ * D9: text and text files joined into one text, in the order given, with a blank line between;
+ * a plain string unless there is an image, and then that one text part and the images after it.
+ */
 const encodeUser = (
   message: Message.User,
 ): Result.Result<RequestBody.UserMessage, SvirError.SvirError> => {
@@ -240,49 +292,60 @@ const encodeUser = (
   if (parts.length === 0) {
     return unsupported("a user turn has no parts; servers reject a user message with no content")
   }
-  if (parts.length === 1 && parts[0]!._tag === "Text") {
-    return Result.succeed({ role: "user", content: parts[0]!.text })
-  }
-  const content: Array<RequestBody.TextContentPart | RequestBody.ImageContentPart> = []
+  const texts: Array<string> = []
+  const images: Array<RequestBody.ImageContentPart> = []
   for (const part of parts) {
     switch (part._tag) {
       case "Text":
-        content.push({ type: "text", text: part.text })
+        if (part.text !== "") texts.push(part.text)
         break
       case "Image":
-        content.push({ type: "image_url", image_url: { url: imageUrl(part) } })
+        images.push({ type: "image_url", image_url: { url: imageUrl(part) } })
         break
       case "File": {
         const encoded = encodeFile(part, "a user turn")
         if (Result.isFailure(encoded)) return Result.fail(encoded.failure)
-        content.push(encoded.success)
+        if (typeof encoded.success === "string") texts.push(encoded.success)
+        else images.push(encoded.success)
         break
       }
+      case "FileAt":
+        // The codec does no I/O: a transport reads the file first (@svir/client does).
+        return unsupported(
+          `the ${part.kind === "Image" ? "image" : "text file"} at ${part.path} has not been read; a codec reads no files, so resolve attachments before encoding (@svir/client does)`,
+          part.path,
+        )
     }
   }
+  const text = texts.join("\n\n")
+  if (images.length === 0) return Result.succeed({ role: "user", content: text })
+  const content: Array<RequestBody.TextContentPart | RequestBody.ImageContentPart> =
+    text === "" ? [] : [{ type: "text", text }]
+  for (const image of images) content.push(image)
   return Result.succeed({ role: "user", content })
 }
 
 const imageUrl = (image: Message.ImagePart): string =>
-  "url" in image ? image.url : `data:${image.mediaType};base64,${Base64.encode(image.data)}`
+  "url" in image ? image.url : dataUrl(image.mediaType, image.data)
+
+const dataUrl = (mediaType: string, data: Uint8Array): string =>
+  `data:${mediaType};base64,${Base64.encode(data)}`
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
- * D9: a text file is a text part that names the file; an image file is an image part; any other
- * file is Unsupported, because Chat Completions has no portable part for it.
+ * D9: a text file is text that names the file; an image file is an image part; any other file is
+ * Unsupported, because Chat Completions has no portable part for it. A text file whose bytes are
+ * not UTF-8 is an Attachment error: the file is wrong, not the wire.
  */
 const encodeFile = (
   file: Message.FilePart,
   where: string,
-): Result.Result<
-  RequestBody.TextContentPart | RequestBody.ImageContentPart,
-  SvirError.SvirError
-> => {
+): Result.Result<string | RequestBody.ImageContentPart, SvirError.SvirError> => {
   if (file.mediaType.startsWith("image/") && typeof file.data !== "string") {
     return Result.succeed({
       type: "image_url",
-      image_url: { url: `data:${file.mediaType};base64,${Base64.encode(file.data)}` },
+      image_url: { url: dataUrl(file.mediaType, file.data) },
     })
   }
   let text: string
@@ -298,16 +361,16 @@ const encodeFile = (
     try {
       text = strictUtf8.decode(file.data)
     } catch {
-      return unsupported(
-        `${where} carries the file ${file.name}, which is not valid UTF-8 text`,
-        file.name,
+      return Result.fail(
+        SvirError.make(
+          "Attachment",
+          `${where} carries the text file ${file.name}, which is not valid UTF-8`,
+          { attachment: file.name },
+        ),
       )
     }
   }
-  return Result.succeed({
-    type: "text",
-    text: `<file name="${escapeName(file.name)}">\n${text}\n</file>`,
-  })
+  return Result.succeed(`<file name="${file.name.replaceAll('"', "&quot;")}">\n${text}\n</file>`)
 }
 
 const textMediaTypes = new Set([
@@ -334,8 +397,5 @@ const isTextMediaType = (mediaType: string): boolean => {
     textMediaTypes.has(base)
   )
 }
-
-const escapeName = (name: string): string =>
-  name.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;")
 
 const isBlank = (text: string): boolean => text.trim() === ""

@@ -5,6 +5,8 @@ export interface Resolved {
   readonly maxEventBytes: number
   readonly maxCalls: number
   readonly makeCallId: () => string
+  /** D34: whether `<think>...</think>` in the content is split out as reasoning. */
+  readonly splitThink: boolean
 }
 
 export const defaultMaxBytes = 64 * 1024 * 1024

@@ -5,11 +5,17 @@ import {
   isFiltered,
   notChatCompletions,
   promptFiltered,
+  ReasoningBySource,
   readArguments,
   readFinish,
   readUsage,
+  reasoningPieces,
   settle,
+  splitContent,
   tooDeep,
+  tooManyCalls,
+  unknownFinish,
+  unreadableUsage,
 } from "./assembly.js"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
@@ -45,7 +51,7 @@ export const decodeResponse = (
   if (ServerError.isErrorBody(body)) {
     return Result.fail(ServerError.fromBody(body, "instead of an answer"))
   }
-  const promptWasFiltered = promptFiltered(body.prompt_filter_results)
+  const promptWasFiltered = promptFiltered(body.prompt_filter_results ?? body.prompt_annotations)
   const choices = body.choices
   if (!Array.isArray(choices)) return Result.fail(notChatCompletions("a response with no choices"))
   if (choices.length > 1 && !options.lenient) {
@@ -57,7 +63,13 @@ export const decodeResponse = (
     )
   }
   const choice: unknown = choices[0]
-  const usage = body.usage === undefined || body.usage === null ? undefined : readUsage(body.usage)
+  let usage: Completion.Usage | undefined
+  if (body.usage !== undefined && body.usage !== null) {
+    const read = readUsage(body.usage)
+    // D30: lenient mode leaves out a usage it cannot read, never counts of 0.
+    if (typeof read !== "string") usage = read
+    else if (!options.lenient) return Result.fail(unreadableUsage(read))
+  }
   const id = typeof body.id === "string" && body.id !== "" ? body.id : undefined
   const model = typeof body.model === "string" && body.model !== "" ? body.model : undefined
   if (choice === undefined) {
@@ -66,7 +78,7 @@ export const decodeResponse = (
       id,
       model,
       text: "",
-      reasoning: "",
+      reasoning: new ReasoningBySource(),
       refusal: "",
       calls: [],
       finish: "content_filter",
@@ -82,15 +94,23 @@ export const decodeResponse = (
   if (Result.isFailure(content)) return Result.fail(content.failure)
   const reasoningContent = readText(message.reasoning_content, options)
   if (Result.isFailure(reasoningContent)) return Result.fail(reasoningContent.failure)
-  const reasoning =
-    reasoningContent.success !== "" ? reasoningContent : readText(message.reasoning, options)
-  if (Result.isFailure(reasoning)) return Result.fail(reasoning.failure)
+  const reasoningField = readText(message.reasoning, options)
+  if (Result.isFailure(reasoningField)) return Result.fail(reasoningField.failure)
+  // D13: reasoning by source, one text under both keys said once; D34: `<think>` in the content.
+  const reasoning = new ReasoningBySource()
+  for (const [source, text] of reasoningPieces(reasoningContent.success, reasoningField.success)) {
+    reasoning.add(source, text)
+  }
+  const answer = options.splitThink ? splitContent(content.success, reasoning) : content.success
   const refusal = readText(message.refusal, options)
   if (Result.isFailure(refusal)) return Result.fail(refusal.failure)
   const calls = readCalls(message.tool_calls, options)
   if (Result.isFailure(calls)) return Result.fail(calls.failure)
   const finishReason = choice.finish_reason
   let finish = typeof finishReason === "string" ? readFinish(finishReason) : undefined
+  if (finish === undefined && typeof finishReason === "string" && finishReason !== "") {
+    return Result.fail(unknownFinish(finishReason))
+  }
   if (finish === undefined) {
     if (!options.lenient) {
       return Result.fail(
@@ -106,8 +126,8 @@ export const decodeResponse = (
   return settle({
     id,
     model,
-    text: content.success,
-    reasoning: reasoning.success,
+    text: answer,
+    reasoning,
     refusal: refusal.success,
     calls: calls.success,
     finish,
@@ -133,14 +153,7 @@ const readCalls = (
   if (!Array.isArray(value)) {
     return Result.fail(notChatCompletions("tool_calls that are not an array"))
   }
-  if (value.length > options.maxCalls) {
-    return Result.fail(
-      SvirError.make(
-        "ResponseLimit",
-        `the answer makes more than ${options.maxCalls} calls (the maxCalls option)`,
-      ),
-    )
-  }
+  if (value.length > options.maxCalls) return Result.fail(tooManyCalls(options.maxCalls))
   const calls: Array<ToolCall.ToolCall> = []
   const ids = new Set<string>()
   for (const item of value) {

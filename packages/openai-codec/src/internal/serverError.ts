@@ -32,7 +32,9 @@ export const fromText = (text: string): SvirError.SvirError =>
  * clients.
  */
 const fromReading = (reading: ServerError.Reading, place: Place): SvirError.SvirError => {
-  const details = { serverMessage: reading.words, code: reading.code ?? reading.type }
+  // llama.cpp's numeric `code` repeats the HTTP status; its `type` says what happened (D29).
+  const code = typeof reading.code === "string" ? reading.code : (reading.type ?? reading.code)
+  const details = { serverMessage: reading.words, code }
   if (ServerError.isContextOverflow(reading)) {
     return SvirError.make(
       "ContextOverflow",

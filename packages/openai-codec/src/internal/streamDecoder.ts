@@ -280,6 +280,23 @@ export class StreamDecoder implements Codec.StreamDecoder {
     const name = this.eventName
     this.eventName = undefined
     const first = this.data
+    if (name !== undefined && name !== "" && name !== "message" && name !== "error") {
+      // D30: an event type Chat Completions does not have; lenient mode skips the event.
+      this.data = undefined
+      this.moreData = undefined
+      if (!this.options.lenient) {
+        this.fail(
+          SvirError.make(
+            "Unsupported",
+            "the server sent an event type that is not Chat Completions",
+            {
+              serverMessage: name,
+            },
+          ),
+        )
+      }
+      return
+    }
     if (first === undefined) return
     const data = this.moreData === undefined ? first : `${first}\n${this.moreData.join("\n")}`
     this.data = undefined
