@@ -20,7 +20,7 @@
  */
 import { Json, SvirError } from "@svir/core"
 import { ServerError } from "@svir/openai-codec"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 
 /**
  * What the mapping needs of an HTTP response that is not a success. Header names are in lower

@@ -9,7 +9,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Data, Effect, Result, Schema, SchemaIssue } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { isHex } from "./internal/hex.js"
 import * as Notation from "./Notation.js"
 

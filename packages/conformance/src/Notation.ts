@@ -14,7 +14,8 @@ import {
   ToolChoice,
   ToolResult,
 } from "@svir/core"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { hexBytes, isHex } from "./internal/hex.js"
 
 const JsonObject = Schema.Record(Schema.String, Schema.Unknown)

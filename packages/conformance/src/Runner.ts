@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { type Codec, type Message, Request, type SvirError } from "@svir/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Case from "./Case.js"
 import { agreeing, compare, compareEncoded } from "./internal/compare.js"
 import { hexBytes } from "./internal/hex.js"

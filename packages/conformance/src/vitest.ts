@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { describe, it } from "vitest"
 import * as Case from "./Case.js"
 import * as Runner from "./Runner.js"

@@ -20,7 +20,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type * as Completion from "./Completion.js"
 import type * as Event from "./Event.js"
 import type * as Request from "./Request.js"

@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Data, Result } from "effect"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
 
 /**
  * The default bound on nesting: 128 levels of arrays and objects, the recursion limit of Rust's

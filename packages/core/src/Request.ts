@@ -3,8 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Pipeable } from "effect"
+import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
+import * as Pipeable from "effect/Pipeable"
 import type * as Completion from "./Completion.js"
 import * as Message from "./Message.js"
 import * as SvirError from "./SvirError.js"

@@ -7,7 +7,9 @@
  *
  * @since 0.1.0
  */
-import { Data, Predicate, Record } from "effect"
+import * as Data from "effect/Data"
+import * as Predicate from "effect/Predicate"
+import * as Record from "effect/Record"
 import * as Text from "./Text.js"
 
 /**

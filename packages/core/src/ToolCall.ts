@@ -3,7 +3,12 @@
  *
  * @since 0.1.0
  */
-import { Data, Effect, Result, Schema, type SchemaAST, SchemaIssue } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
 import { errorOffset } from "./internal/jsonSyntax.js"
 import * as Json from "./Json.js"

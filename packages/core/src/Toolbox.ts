@@ -3,7 +3,8 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import * as SvirError from "./SvirError.js"
 import type * as Tool from "./Tool.js"
 import * as ToolCall from "./ToolCall.js"

@@ -14,7 +14,9 @@ import {
   ToolCall,
   ToolResult,
 } from "@svir/core"
-import { Effect, Result, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import type * as Content from "./Content.js"
 import { boundedFetch } from "./internal/boundedFetch.js"
 import { hookClient } from "./internal/clientHooks.js"

@@ -5,7 +5,7 @@
  */
 
 import { SvirError } from "@svir/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 const validName = /^[a-zA-Z0-9_-]{1,64}$/
 const invalidCharacters = /[^a-zA-Z0-9_-]/g

@@ -7,7 +7,8 @@
  */
 import type { Codec, Completion, Event, Request } from "@svir/core"
 import { Codec as CoreCodec, Request as CoreRequest, type SvirError } from "@svir/core"
-import { Effect, type Stream } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import * as Encoder from "./internal/encode.js"
 import * as DecoderOptions from "./internal/options.js"
 import { decodeResponse as decodeBody } from "./internal/response.js"

@@ -5,7 +5,8 @@
  * @since 0.1.0
  */
 import { Json, type Tool } from "@svir/core"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "effect/StandardSchema"
 import { allowsNull, mapChildren } from "./internal/jsonSchema.js"
 

@@ -5,7 +5,9 @@
  * @since 0.1.0
  */
 import { type Tool, type ToolCall, ToolResult } from "@svir/core"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type Entry, toEffect } from "./internal/entry.js"
 import { fromEntries } from "./internal/registry.js"
 import type * as Tools from "./Tools.js"

@@ -4,8 +4,12 @@
  * @since 0.1.0
  */
 import { SvirError, Text, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
-import { Data, Duration, Effect, Option, Result } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Arguments from "./Arguments.js"
 import * as Entry from "./internal/entry.js"
 import {

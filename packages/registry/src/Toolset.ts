@@ -4,8 +4,9 @@
  * @since 0.1.0
  */
 import { Tool, type ToolCall } from "@svir/core"
-import { type Effect, Pipeable } from "effect"
+import type * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
+import * as Pipeable from "effect/Pipeable"
 import type * as Arguments from "./Arguments.js"
 import * as Entry from "./internal/entry.js"
 import { fromEntries } from "./internal/registry.js"

@@ -8,7 +8,8 @@
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Answer from "./Answer.js"
 import * as ChatBodies from "./internal/chatBodies.js"

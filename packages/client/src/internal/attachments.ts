@@ -4,7 +4,7 @@
  * file is read once, whole, and the body is built from what was read (openai-codec D43, D44).
  */
 import { Message, type Request, SvirError } from "@svir/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * The most bytes a file may have when its part sets no `maxBytes`: 20 MiB, a bound on memory

@@ -1,5 +1,5 @@
 import type { Redaction, SvirError } from "@svir/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * A debug log line about an error. The error's message is redacted on its own before `line` puts

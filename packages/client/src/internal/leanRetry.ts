@@ -1,5 +1,6 @@
 import type { Redaction, SvirError } from "@svir/core"
-import { Effect, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import * as DebugLog from "./debugLog.js"
 
 /** How a strict server says it does not know a field: a refusal that explains nothing else. */

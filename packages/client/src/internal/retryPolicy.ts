@@ -1,5 +1,8 @@
 import type { Redaction, SvirError } from "@svir/core"
-import { Duration, Effect, Random, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import * as Schedule from "effect/Schedule"
 import * as DebugLog from "./debugLog.js"
 import type { Settings } from "./settings.js"
 

@@ -1,6 +1,10 @@
 import type { Codec } from "@svir/core"
 import { Redaction, SvirError } from "@svir/core"
-import { Config, Duration, Effect, Option, Redacted } from "effect"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 
 /** Where requests go when neither the options nor `OPENAI_BASE_URL` say. */
 export const defaultBaseUrl = "https://api.openai.com/v1"

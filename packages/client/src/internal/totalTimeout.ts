@@ -1,5 +1,6 @@
 import { SvirError } from "@svir/core"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 
 /** The total time limit of a call, retries included, for a whole answer and for a stream alike. */
 export interface TotalTimeout {

@@ -1,5 +1,6 @@
 import { Codec, type Event, Json, SvirError } from "@svir/core"
-import { Effect, Exit, Option, Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import {
   FetchHttpClient,
   Headers,
@@ -8,6 +9,9 @@ import {
   HttpClientRequest,
   type HttpClientResponse,
 } from "effect/http"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as StatusError from "../StatusError.js"
 import * as Redirect from "./redirect.js"
 import type { Settings } from "./settings.js"

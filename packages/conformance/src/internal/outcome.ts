@@ -1,6 +1,7 @@
 import type { Codec, Completion, Event } from "@svir/core"
 import { SvirError } from "@svir/core"
-import { Cause, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import type * as Case from "../Case.js"
 
 /** The text and reasoning deltas an answer delivered before its error, each joined. */

@@ -1,4 +1,7 @@
-import { Deferred, type Effect, Exit, Ref } from "effect"
+import * as Deferred from "effect/Deferred"
+import type * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Ref from "effect/Ref"
 
 /**
  * Whether the server can still answer calls.

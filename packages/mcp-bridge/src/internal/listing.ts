@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { Json, type Redaction, SvirError } from "@svir/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { toSvirError } from "./failure.js"
 import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
 

@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { Ref } from "effect"
+import * as Ref from "effect/Ref"
 import type { ConnectionState } from "./connection.js"
 import { describe, isTimeout } from "./failure.js"
 

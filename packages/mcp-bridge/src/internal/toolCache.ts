@@ -1,5 +1,6 @@
 import type { Redaction, SvirError } from "@svir/core"
-import { Effect, SynchronizedRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import { noTools, type OfferedTools } from "./offeredTools.js"
 
 /**

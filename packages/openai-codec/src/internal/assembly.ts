@@ -1,6 +1,6 @@
 import type { ToolCall } from "@svir/core"
 import { Completion, Event, Json, SvirError } from "@svir/core"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 import { makeThinkSplitter, type ThinkPiece, type ThinkSplitter } from "./think.js"

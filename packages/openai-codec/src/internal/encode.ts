@@ -1,7 +1,7 @@
 import type { Message, Request, Tool, ToolCall, ToolResult } from "@svir/core"
 import { Json, SvirError } from "@svir/core"
-import { Result } from "effect"
 import * as Base64 from "effect/encoding/Base64"
+import * as Result from "effect/Result"
 import type * as RequestBody from "../RequestBody.js"
 
 const unsupported = (

@@ -1,6 +1,6 @@
 import type { Completion, ToolCall } from "@svir/core"
 import { Json, SvirError } from "@svir/core"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import {
   isFiltered,
   notChatCompletions,

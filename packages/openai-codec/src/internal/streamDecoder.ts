@@ -1,6 +1,6 @@
 import type { Codec } from "@svir/core"
 import { Event, Json, SvirError } from "@svir/core"
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { Assembly, tooDeep } from "./assembly.js"
 import type * as Options from "./options.js"
 import * as ServerError from "./serverError.js"

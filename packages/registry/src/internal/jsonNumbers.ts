@@ -1,4 +1,5 @@
-import { Schema, SchemaAST } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 
 /** Whether Effect's JSON codec lets this number arrive as the string "NaN", "Infinity" or "-Infinity". */
 const takesNonFiniteStrings = (ast: SchemaAST.Number): boolean =>

@@ -6,7 +6,8 @@
  * invalid ("the quick check of plain fields agrees with full decoding").
  */
 import { Json } from "@svir/core"
-import { Schema, type SchemaAST } from "effect"
+import * as Schema from "effect/Schema"
+import type * as SchemaAST from "effect/SchemaAST"
 
 const leafTags = new Set(["String", "Number", "Boolean", "Literal", "Null", "Undefined", "Enum"])
 

@@ -1,5 +1,6 @@
 import { type Tool, type Toolbox, type ToolCall, ToolResult } from "@svir/core"
-import { Effect, Pipeable } from "effect"
+import * as Effect from "effect/Effect"
+import * as Pipeable from "effect/Pipeable"
 import { type Entry, type Reply, toEffect } from "./entry.js"
 
 export const TypeId = "~@svir/registry/Tools" as const
