@@ -8,14 +8,17 @@
 import type { Completion, Event } from "@svir/core"
 import { type Codec, Json, Request, SvirError } from "@svir/core"
 import { OpenAiCodec } from "@svir/openai-codec"
+import * as Channel from "effect/Channel"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { FetchHttpClient, HttpClient } from "effect/http"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Attachments from "./internal/attachments.js"
 import * as LeanRetry from "./internal/leanRetry.js"
@@ -319,74 +322,86 @@ export const make = (
   Effect.gen(function* () {
     const settings = yield* resolveSettings(options)
     const readFile = options.readFile ?? Attachments.readFromDisk
-    const http = yield* HttpClient.HttpClient
+    const transport = Transport.make(yield* HttpClient.HttpClient, settings)
     const lean = yield* LeanRetry.make(settings.leanRetry, settings.redaction)
     const retrying = RetryPolicy.retrying(settings.retry, settings.redaction)
     const total = TotalTimeout.make(settings.timeouts.total)
     const endpoint = `${settings.baseUrl}${settings.codec.path}`
+    const modelsUrl = `${settings.baseUrl}/models`
     // Every error leaves the client redacted: a server can echo the key or a header value back in
     // any error (D1). Log lines are redacted where they are written.
     const redacted = Effect.mapError(settings.redaction.error)
-    // D14: files by path are read here, since codecs do no I/O.
-    const prepare = (request: Request.Request) =>
-      Attachments.resolveAttachments(withDefaults(request, settings), readFile)
 
-    // Both bodies are written before anything is sent: a request the codec refuses fails here.
-    const bodiesOf = (request: Request.Request, stream: boolean) =>
-      Effect.flatMap(prepare(request), (ready) =>
-        LeanRetry.bodies((lean) => settings.codec.encode(ready, { stream, lean })),
+    /**
+     * D14: files by path are read here, since codecs do no I/O. The body is written by the lean
+     * retry: only the one that is sent (D6); a request the codec refuses fails before anything is
+     * sent.
+     */
+    const send = <A>(
+      request: Request.Request,
+      stream: boolean,
+      attempt: (body: unknown) => Effect.Effect<A, SvirError.SvirError, Scope.Scope>,
+    ) =>
+      Effect.flatMap(
+        Attachments.resolveAttachments(withDefaults(request, settings), readFile),
+        (ready) =>
+          lean.send(
+            (lean) => settings.codec.encode(ready, { stream, lean }),
+            (body) => retrying(attempt(body)),
+          ),
       )
 
     const complete = (request: Request.Request) =>
-      Effect.gen(function* () {
-        const bodies = yield* bodiesOf(request, false)
-        return yield* lean.send(bodies, (body) =>
-          retrying(
-            Transport.send(
-              http,
-              settings,
-              { method: "POST", url: endpoint, accept: "application/json", body },
-              (response) => Transport.readWhole(response, settings),
-              settings.timeouts.firstToken,
-              "firstToken",
-              (limit) => `the whole answer did not arrive within ${limit} (first token timeout)`,
-            ),
-          ).pipe(Effect.flatMap((text) => settings.codec.decodeResponse(text))),
-        )
-      }).pipe(Effect.scoped, total.effect, redacted)
+      send(request, false, (body) =>
+        transport.send(
+          { method: "POST", url: endpoint, accept: "application/json", body },
+          (response) => Transport.readWhole(response, settings),
+          settings.timeouts.firstToken,
+          "firstToken",
+          (limit) => `the whole answer did not arrive within ${limit} (first token timeout)`,
+        ),
+      ).pipe(
+        Effect.flatMap((text) => settings.codec.decodeResponse(text)),
+        Effect.scoped,
+        total.effect,
+        redacted,
+      )
 
-    // The scope `Stream.unwrap` gives holds the request: when the stream ends, however early,
-    // the request is aborted, even before its body was read (D9).
-    const stream = (request: Request.Request) =>
-      Stream.unwrap(
-        Effect.gen(function* () {
-          const bodies = yield* bodiesOf(request, true)
-          const response = yield* lean.send(bodies, (body) =>
-            retrying(
-              Transport.send(
-                http,
-                settings,
-                { method: "POST", url: endpoint, accept: "text/event-stream", body },
-                Effect.succeed,
-                settings.timeouts.connect,
-                "connect",
-                connectTimeout,
-              ).pipe(
-                Effect.flatMap((response) => Transport.requireEventStream(response, settings)),
-              ),
-            ),
+    const open = (request: Request.Request) =>
+      send(request, true, (body) =>
+        transport
+          .send(
+            { method: "POST", url: endpoint, accept: "text/event-stream", body },
+            Effect.succeed,
+            settings.timeouts.connect,
+            "connect",
+            connectTimeout,
           )
-          return Transport.events(response, settings)
-        }),
-        // Errors raised inside the stream, the codec's among them, are redacted too.
-      ).pipe(total.stream, Stream.mapError(settings.redaction.error))
+          .pipe(Effect.flatMap((response) => Transport.requireEventStream(response, settings))),
+      )
+
+    // The stream's own scope holds the request: when the stream ends, however early, the request
+    // is aborted, even before its body was read (D9). The stream is one pull over the decoder, the
+    // time limits checked in the race each read needs anyway (D10, D16).
+    const stream = (request: Request.Request): Stream.Stream<Event.Event, SvirError.SvirError> =>
+      Stream.fromChannel(
+        Channel.fromTransform((_, scope: Scope.Scope) =>
+          Effect.flatMap(total.start, (deadline) =>
+            deadline.within(open(request)).pipe(
+              Effect.flatMap((response) =>
+                Transport.eventPull(response, settings, scope, deadline),
+              ),
+              Scope.provide(scope),
+              redacted,
+            ),
+          ),
+        ),
+      )
 
     const listModels = () =>
       retrying(
-        Transport.send(
-          http,
-          settings,
-          { method: "GET", url: `${settings.baseUrl}/models`, accept: "application/json" },
+        transport.send(
+          { method: "GET", url: modelsUrl, accept: "application/json" },
           (response) => Transport.readWhole(response, settings),
           settings.timeouts.connect,
           "connect",

@@ -20,7 +20,10 @@
  *
  * @since 0.1.0
  */
+import * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 import type * as Completion from "./Completion.js"
 import type * as Event from "./Event.js"
@@ -114,24 +117,69 @@ export const decodeStream = <E, R>(
   codec: Codec,
   bytes: Stream.Stream<Uint8Array, E, R>,
 ): Stream.Stream<Event.Event, E | SvirError.SvirError, R> =>
-  Stream.suspend(() => {
-    const decoder = codec.decoder()
-    const steps = bytes.pipe(
-      Stream.map((chunk) => decoder.push(chunk)),
-      Stream.concat(Stream.fromEffect(Effect.sync(() => decoder.finish()))),
-      // Stop pulling bytes once the answer has ended: what follows is not read.
-      Stream.takeUntil(endsAnswer),
+  Stream.transformPull(bytes, (upstream) =>
+    Effect.sync(() => new Decoding(codec.decoder(), upstream).next),
+  )
+
+/**
+ * The pull of `decodeStream` (core D8): each pull of bytes, whatever number of chunks it brings,
+ * is fed to the decoder in one step and gives one array of events; a pull that completes no event
+ * pulls again. Once the answer has ended (an error, or `Completed`), no more bytes are pulled; the
+ * error comes on the pull after the events decoded before it.
+ */
+class Decoding<E> {
+  readonly next: Pull.Pull<Arr.NonEmptyReadonlyArray<Event.Event>, E | SvirError.SvirError, void>
+  private ended = false
+  private failure: SvirError.SvirError | undefined
+  /** Built once: an effect is a description, run again on each pull. */
+  private readonly pullBytes: Pull.Pull<
+    Arr.NonEmptyReadonlyArray<Event.Event>,
+    E | SvirError.SvirError,
+    void
+  >
+
+  constructor(
+    private readonly decoder: StreamDecoder,
+    upstream: Pull.Pull<Arr.NonEmptyReadonlyArray<Uint8Array>, E, void>,
+  ) {
+    this.pullBytes = Effect.flatMap(Pull.catchDone(upstream, noBytes), (chunks) =>
+      chunks === undefined ? this.last() : this.feed(chunks),
     )
-    return Stream.flatMap(steps, stepToStream)
-  })
+    this.next = Effect.suspend(() => this.pull())
+  }
+
+  private pull() {
+    if (this.failure !== undefined) return Effect.fail(this.failure)
+    return this.ended ? Cause.done() : this.pullBytes
+  }
+
+  private feed(chunks: Arr.NonEmptyReadonlyArray<Uint8Array>) {
+    if (chunks.length === 1) return this.take(this.decoder.push(chunks[0]))
+    const events: Array<Event.Event> = []
+    for (const chunk of chunks) {
+      const step = this.decoder.push(chunk)
+      for (const event of step.events) events.push(event)
+      if (endsAnswer(step)) return this.take({ events, error: step.error })
+    }
+    return this.take({ events, error: undefined })
+  }
+
+  private last() {
+    this.ended = true
+    return this.take(this.decoder.finish())
+  }
+
+  private take(step: DecodeStep) {
+    this.failure = step.error
+    if (endsAnswer(step)) this.ended = true
+    return Arr.isReadonlyArrayNonEmpty(step.events) ? Effect.succeed(step.events) : this.next
+  }
+}
+
+const noBytes = () => Effect.undefined
 
 const endsAnswer = (step: DecodeStep): boolean =>
   step.error !== undefined || step.events[step.events.length - 1]?._tag === "Completed"
-
-const stepToStream = (step: DecodeStep): Stream.Stream<Event.Event, SvirError.SvirError> =>
-  step.error === undefined
-    ? Stream.fromArray(step.events)
-    : Stream.concat(Stream.fromArray(step.events), Stream.fail(step.error))
 
 /**
  * Feeds chunks to a fresh decoder and finishes it: every event, and the error if the answer

@@ -64,33 +64,117 @@ export interface Request extends Pipeable.Pipeable {
   readonly contextTokens: number | undefined
 }
 
-type Fields = Omit<Request, "pipe">
+/** Every field but the messages, which a request keeps in its own way (DECISIONS.md, D9). */
+type Settings = Omit<Request, "pipe" | "messages">
 
-const Proto = {
+const settingsOf = (self: Request): Settings => ({
+  model: self.model,
+  system: self.system,
+  tools: self.tools,
+  toolChoice: self.toolChoice,
+  maxTokens: self.maxTokens,
+  temperature: self.temperature,
+  responseFormat: self.responseFormat,
+  reasoningEffort: self.reasoningEffort,
+  includeUsage: self.includeUsage,
+  sendReasoning: self.sendReasoning,
+  contextTokens: self.contextTokens,
+})
+
+/**
+ * A request's messages are the first `length` entries of a backing array that the requests made
+ * one from another share, so that adding a turn does not copy the history (DECISIONS.md, D9).
+ * Adding to a request whose messages end where the backing array ends pushes in place; adding to
+ * any other copies its messages first. So an entry below a request's length never changes, and
+ * `messages`, copied out of the backing array once when first read, is what the caller would have
+ * got from a request that copied on every step. `messages` is an own, enumerable property, as a
+ * plain field would be, so that spreading or copying a request copies its messages.
+ */
+class RequestImpl implements Request {
+  declare readonly model: string
+  declare readonly system: string | undefined
+  declare readonly messages: ReadonlyArray<Message.Message>
+  declare readonly tools: ReadonlyArray<Tool.Tool>
+  declare readonly toolChoice: ToolChoice.ToolChoice
+  declare readonly maxTokens: number | undefined
+  declare readonly temperature: number | undefined
+  declare readonly responseFormat: ResponseFormat | undefined
+  declare readonly reasoningEffort: ReasoningEffort | undefined
+  declare readonly includeUsage: boolean | undefined
+  declare readonly sendReasoning: boolean | undefined
+  declare readonly contextTokens: number | undefined
+  #backing: Array<Message.Message>
+  #length: number
+  #messages: ReadonlyArray<Message.Message> | undefined = undefined
+
+  constructor(settings: Settings, backing: Array<Message.Message>, length: number) {
+    this.#backing = backing
+    this.#length = length
+    // Assigned one by one, in the order the fields always had.
+    this.model = settings.model
+    this.system = settings.system
+    Object.defineProperty(this, "messages", RequestImpl.#messagesProperty)
+    this.tools = settings.tools
+    this.toolChoice = settings.toolChoice
+    this.maxTokens = settings.maxTokens
+    this.temperature = settings.temperature
+    this.responseFormat = settings.responseFormat
+    this.reasoningEffort = settings.reasoningEffort
+    this.includeUsage = settings.includeUsage
+    this.sendReasoning = settings.sendReasoning
+    this.contextTokens = settings.contextTokens
+  }
+
+  static readonly #messagesProperty: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: RequestImpl) {
+      this.#messages ??= this.#backing.slice(0, this.#length)
+      return this.#messages
+    },
+    set(this: RequestImpl, messages: ReadonlyArray<Message.Message>) {
+      this.#backing = [...messages]
+      this.#length = messages.length
+      this.#messages = messages
+    },
+  }
+
+  /**
+   * A request with `settings` and the messages of `self` followed by `more`. `self` may be a copy
+   * made outside this module (`Object.assign`, a plain object): its messages are then copied.
+   */
+  static of(self: Request, settings: Settings, more: ReadonlyArray<Message.Message>): RequestImpl {
+    let backing: Array<Message.Message>
+    let length: number
+    if (#backing in self) {
+      backing = self.#backing
+      length = self.#length
+      if (more.length > 0 && length !== backing.length) backing = backing.slice(0, length)
+    } else {
+      backing = [...self.messages]
+      length = backing.length
+    }
+    for (const message of more) backing.push(message)
+    return new RequestImpl(settings, backing, length + more.length)
+  }
+
   pipe() {
     // biome-ignore lint/complexity/noArguments: the pipe protocol passes its functions this way
     return Pipeable.pipeArguments(this, arguments)
-  },
+  }
+
+  /** Shown by Node's `util.inspect` as a plain record, messages included, as it always was. */
+  [Symbol.for("nodejs.util.inspect.custom")]() {
+    return { ...this }
+  }
 }
 
-const fromFields = (fields: Fields): Request => Object.assign(Object.create(Proto), fields)
+const update = (self: Request, patch: Partial<Settings>): Request =>
+  RequestImpl.of(self, { ...settingsOf(self), ...patch }, [])
 
-const update = (self: Request, patch: Partial<Fields>): Request =>
-  fromFields({
-    model: self.model,
-    system: self.system,
-    messages: self.messages,
-    tools: self.tools,
-    toolChoice: self.toolChoice,
-    maxTokens: self.maxTokens,
-    temperature: self.temperature,
-    responseFormat: self.responseFormat,
-    reasoningEffort: self.reasoningEffort,
-    includeUsage: self.includeUsage,
-    sendReasoning: self.sendReasoning,
-    contextTokens: self.contextTokens,
-    ...patch,
-  })
+/** Adds messages, copying none of those already there when `self` is the newest request (D9). */
+const append = (self: Request, more: ReadonlyArray<Message.Message>): Request =>
+  RequestImpl.of(self, settingsOf(self), more)
 
 /**
  * A request to a model, with nothing in it yet.
@@ -116,20 +200,23 @@ const update = (self: Request, patch: Partial<Fields>): Request =>
  * @category constructors
  */
 export const make = (model: string): Request =>
-  fromFields({
-    model,
-    system: undefined,
-    messages: [],
-    tools: [],
-    toolChoice: ToolChoice.auto,
-    maxTokens: undefined,
-    temperature: undefined,
-    responseFormat: undefined,
-    reasoningEffort: undefined,
-    includeUsage: undefined,
-    sendReasoning: undefined,
-    contextTokens: undefined,
-  })
+  new RequestImpl(
+    {
+      model,
+      system: undefined,
+      tools: [],
+      toolChoice: ToolChoice.auto,
+      maxTokens: undefined,
+      temperature: undefined,
+      responseFormat: undefined,
+      reasoningEffort: undefined,
+      includeUsage: undefined,
+      sendReasoning: undefined,
+      contextTokens: undefined,
+    },
+    [],
+    0,
+  )
 
 /**
  * Sets the model.
@@ -163,7 +250,7 @@ export const messages: {
   (messages: Iterable<Message.Message>): (self: Request) => Request
   (self: Request, messages: Iterable<Message.Message>): Request
 } = dual(2, (self: Request, messages: Iterable<Message.Message>) =>
-  update(self, { messages: [...self.messages, ...messages] }),
+  append(self, Array.from(messages)),
 )
 
 /**
@@ -185,7 +272,7 @@ export const user: {
   (content: string | ReadonlyArray<Message.Part>): (self: Request) => Request
   (self: Request, content: string | ReadonlyArray<Message.Part>): Request
 } = dual(2, (self: Request, content: string | ReadonlyArray<Message.Part>) =>
-  messages(self, [Message.user(content)]),
+  append(self, [Message.user(content)]),
 )
 
 /**
@@ -199,7 +286,7 @@ export const assistant: {
   (completion: Completion.Completion): (self: Request) => Request
   (self: Request, completion: Completion.Completion): Request
 } = dual(2, (self: Request, completion: Completion.Completion) =>
-  messages(self, [Message.assistant(completion)]),
+  append(self, [Message.assistant(completion)]),
 )
 
 /**
@@ -212,7 +299,7 @@ export const toolResults: {
   (results: Iterable<ToolResult.ToolResult>): (self: Request) => Request
   (self: Request, results: Iterable<ToolResult.ToolResult>): Request
 } = dual(2, (self: Request, results: Iterable<ToolResult.ToolResult>) =>
-  messages(self, Array.from(results, Message.toolResult)),
+  append(self, Array.from(results, Message.toolResult)),
 )
 
 /**

@@ -6,9 +6,10 @@
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaParser from "effect/SchemaParser"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
 import { errorOffset } from "./internal/jsonSyntax.js"
 import * as Json from "./Json.js"
@@ -279,7 +280,9 @@ export const parse = <S extends Schema.Decoder<unknown, unknown>>(
   schema: S,
 ): Effect.Effect<S["Type"], ArgumentsError, S["DecodingServices"]> =>
   Effect.flatMap(parseJson(call), (json) =>
-    Schema.decodeUnknownEffect(schema)(json, decodeOptions(call.arguments)).pipe(
-      Effect.mapError((error) => standardArgumentsError(formatIssue(error.issue).issues)),
+    // SchemaParser, not Schema: the same decoding without loading all of `effect/Schema`, which
+    // weighs more than the rest of core (DECISIONS.md, D10).
+    SchemaParser.decodeUnknownEffect(schema)(json, decodeOptions(call.arguments)).pipe(
+      Effect.mapError((issue) => standardArgumentsError(formatIssue(issue).issues)),
     ),
   )

@@ -25,7 +25,7 @@ import { toSvirError } from "./internal/failure.js"
 import { listTools } from "./internal/listing.js"
 import { makeProbe } from "./internal/probe.js"
 import { makeTail } from "./internal/process.js"
-import { type CallSender, makeCallSender } from "./internal/sendCall.js"
+import { type CallSender, type CallSettings, makeCallSender } from "./internal/sendCall.js"
 import { GroupStdioTransport } from "./internal/stdioTransport.js"
 import { makeToolCache, type ToolCache } from "./internal/toolCache.js"
 import * as ToolName from "./ToolName.js"
@@ -385,48 +385,57 @@ const bridge = (
       maxTotalMillis: options.maxTotalMillis ?? defaultMaxTotalMillis,
       content: { media: options.media, maxChars: options.maxResultChars },
       redaction,
-      onProgress: (call, progress) =>
-        options.onProgress?.({ callId: call.id, name: call.name, ...progress }),
+      onProgress: withProgressListener(options.onProgress),
     })
-    const answer = answerCall(cache, connection, send)
     return {
       tools: Effect.map(cache.current, (offered) => offered.tools),
-      // A failure's text may quote what the server echoed of the request.
-      call: (call) =>
-        Effect.map(answer(call), (result) =>
-          result.isError ? { ...result, content: redaction.text(result.content) } : result,
-        ),
+      call: answerCall(cache, connection, send, redaction),
       serverNames: Effect.map(cache.current, (offered) => offered.serverNames),
       refresh: Effect.map(cache.refresh, (offered) => offered.tools),
       pid: info.pid,
     }
   })
 
+/** The listener of progress reports as the sender calls it, if there is one. */
+const withProgressListener = (
+  listener: ((event: ProgressEvent) => void) | undefined,
+): CallSettings["onProgress"] =>
+  listener === undefined
+    ? undefined
+    : (call, progress) => listener({ callId: call.id, name: call.name, ...progress })
+
 /**
  * Answers a call through `send`. A name not offered, arguments that are not a JSON object and a
- * connection already closed give a failed result without a word to the server.
+ * connection already closed give a failed result without a word to the server. The text of every
+ * failed result may quote what the server or the model echoed of a secret: it is redacted, here
+ * and in `send`, on the failure paths only (D3, D8).
  */
 const answerCall =
-  (cache: ToolCache, connection: ConnectionState, send: CallSender) =>
+  (
+    cache: ToolCache,
+    connection: ConnectionState,
+    send: CallSender,
+    redaction: Redaction.Redaction,
+  ) =>
   (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
-    Effect.gen(function* () {
-      const offered = yield* cache.current
+    Effect.flatMap(cache.current, (offered) => {
       const serverName = offered.serverNames.get(call.name)
       if (serverName === undefined) {
-        return ToolResult.unknownTool(
-          call.id,
-          call.name,
-          offered.tools.map((tool) => tool.name),
-        )
+        const names = offered.tools.map((tool) => tool.name)
+        return failed(call, ToolResult.unknownTool(call.id, call.name, names).content, redaction)
       }
       const args = ToolCall.readJson(call.arguments)
-      if (Result.isFailure(args)) return ToolResult.error(call.id, args.failure.message)
+      if (Result.isFailure(args)) return failed(call, args.failure.message, redaction)
       if (!Json.isObject(args.success)) {
-        return ToolResult.error(call.id, `the arguments of ${call.name} must be a JSON object`)
+        return failed(call, `the arguments of ${call.name} must be a JSON object`, redaction)
       }
       const closed = connection.closed()
       if (closed !== undefined) {
-        return ToolResult.error(call.id, `tool ${call.name} cannot be called: ${closed}`)
+        return failed(call, `tool ${call.name} cannot be called: ${closed}`, redaction)
       }
-      return yield* send(call, serverName, args.success)
+      return send(call, serverName, args.success)
     })
+
+/** A failed result whose text may quote a secret the server or the model echoed (D3). */
+const failed = (call: ToolCall.ToolCall, text: string, redaction: Redaction.Redaction) =>
+  Effect.succeed(ToolResult.error(call.id, redaction.text(text)))

@@ -6,8 +6,13 @@
  * - effect/ai: `Toolkit.handle` of Effect's own toolkit (decode, handle, encode the result)
  * - ai-sdk: Vercel AI SDK's path (`safeParseJSON` with the zod schema, then `executeTool`)
  *
- * Each contender runs a warm-up batch, then measured rounds, interleaved; the best round is kept.
+ * Goal: the registry costs at most twice the hand-written baseline. Each round measures the
+ * baseline and the registry paired, in alternating order, then the two peers; the figure is the
+ * CPU time of this process (`process.cpuUsage`, the garbage collector's threads included) per
+ * call, registry over baseline, per round.
  */
+import v8 from "node:v8"
+import vm from "node:vm"
 import { executeTool, safeParseJSON } from "@ai-sdk/provider-utils"
 import { type ToolCall, ToolResult } from "@svir/core"
 import { tool as aiTool, zodSchema } from "ai"
@@ -17,7 +22,6 @@ import { z } from "zod"
 import { Tools } from "../src/index.js"
 
 const calls = 10_000
-const rounds = 30
 
 const inputs: ReadonlyArray<ToolCall.ToolCall> = Array.from({ length: calls }, (_, i) => ({
   id: `call_${i}`,
@@ -140,37 +144,100 @@ const aiSdk = async () => {
 
 // --- run --------------------------------------------------------------------------------------
 
-const contenders: ReadonlyArray<readonly [string, () => Promise<ReadonlyArray<unknown>>]> = [
-  ["baseline (hand-written)", baseline],
-  ["@svir/registry callAll", registry],
-  ["effect/ai Toolkit.handle", effectAi],
-  ["ai-sdk tool() + zod", aiSdk],
+const goal = 2
+const rounds = Number(process.env.BENCH_ROUNDS ?? 30)
+const warmupRounds = 3
+/** Batches per measurement of the baseline and the registry, so that one is some milliseconds. */
+const batches = 8
+
+v8.setFlagsFromString("--expose-gc")
+const collectGarbage = vm.runInNewContext("gc") as () => void
+
+interface Contender {
+  readonly name: string
+  readonly run: () => Promise<ReadonlyArray<unknown>>
+  readonly batches: number
+}
+
+const contenders: ReadonlyArray<Contender> = [
+  { name: "baseline (hand-written)", run: baseline, batches },
+  { name: "@svir/registry callAll", run: registry, batches },
+  { name: "effect/ai Toolkit.handle", run: effectAi, batches: 1 },
+  { name: "ai-sdk tool() + zod", run: aiSdk, batches: 1 },
 ]
 
-// Rounds alternate between contenders, so that load from elsewhere on the machine falls on all
-// of them alike; the best round of each is kept.
-const best = contenders.map(() => Number.POSITIVE_INFINITY)
-for (const [, run] of contenders) await run()
-for (let round = 0; round < rounds; round++) {
-  for (const [i, [, run]] of contenders.entries()) {
-    const start = performance.now()
-    const results = await run()
-    const elapsed = performance.now() - start
-    if (results.length !== calls)
-      throw new Error(`expected ${calls} results, got ${results.length}`)
-    best[i] = Math.min(best[i]!, elapsed)
+// The registry answers each call as the baseline does.
+{
+  const expected = await baseline()
+  const got = await registry()
+  for (const [i, result] of expected.entries()) {
+    if (JSON.stringify(got[i]) !== JSON.stringify(result)) {
+      throw new Error(`call ${i}: ${JSON.stringify(got[i])} is not ${JSON.stringify(result)}`)
+    }
   }
 }
-const timings = contenders.map(([name], i) => [name, best[i]!] as const)
 
-const base = timings[0]![1]
-console.log(`${calls} calls, 5-field schema, best of ${rounds} rounds (node ${process.version})`)
-for (const [name, ms] of timings) {
+/** CPU and wall microseconds per call of one run of the contender's batches. */
+const measure = async (contender: Contender): Promise<{ cpu: number; wall: number }> => {
+  // Each measurement starts from a clean heap, so that none pays for the garbage of the one before.
+  collectGarbage()
+  const start = performance.now()
+  const before = process.cpuUsage()
+  for (let batch = 0; batch < contender.batches; batch++) {
+    const results = await contender.run()
+    if (results.length !== calls)
+      throw new Error(`expected ${calls} results, got ${results.length}`)
+  }
+  const used = process.cpuUsage(before)
+  const wall = (performance.now() - start) * 1000
+  const runs = contender.batches * calls
+  return { cpu: (used.user + used.system) / runs, wall: wall / runs }
+}
+
+const samples = contenders.map(() => ({ cpu: [] as Array<number>, wall: [] as Array<number> }))
+for (let round = 0; round < warmupRounds + rounds; round++) {
+  // Paired, in alternating order, so that a slow moment of the machine falls on both alike.
+  const order = round % 2 === 0 ? [0, 1, 2, 3] : [1, 0, 3, 2]
+  for (const i of order) {
+    const { cpu, wall } = await measure(contenders[i]!)
+    if (round < warmupRounds) continue
+    samples[i]!.cpu.push(cpu)
+    samples[i]!.wall.push(wall)
+  }
+}
+
+// --- report -----------------------------------------------------------------------------------
+
+const quantile = (values: ReadonlyArray<number>, q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (sorted.length - 1) * q
+  const low = Math.floor(at)
+  const high = Math.ceil(at)
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low)
+}
+
+const fixed = (value: number) => value.toFixed(2)
+
+const ratios = (over: number, under: number, figure: "cpu" | "wall" = "cpu") =>
+  samples[over]![figure].map((micros, round) => micros / samples[under]![figure][round]!)
+
+const line = (label: string, what: string, values: ReadonlyArray<number>, withGoal: boolean) => {
+  const median = quantile(values, 0.5)
+  const verdict = withGoal ? ` - goal <= ${goal}x: ${median <= goal ? "met" : "NOT met"}` : ""
   console.log(
-    `${name.padEnd(26)} ${ms.toFixed(1).padStart(8)} ms  ${((ms * 1000) / calls).toFixed(2).padStart(7)} µs/call  ${(ms / base).toFixed(2).padStart(6)}x baseline`,
+    `${label}  ${what}: ${fixed(median)}x (p10 ${fixed(quantile(values, 0.1))}x, p90 ${fixed(quantile(values, 0.9))}x)${verdict}`,
   )
 }
-const ours = timings[1]![1]
+
 console.log(
-  `registry vs effect/ai: ${(timings[2]![1] / ours).toFixed(2)}x faster; vs ai-sdk: ${(timings[3]![1] / ours).toFixed(2)}x faster`,
+  `registry: ${calls} calls of a 5-field schema, ${rounds} paired rounds, CPU time (node ${process.version})`,
 )
+for (const [i, contender] of contenders.entries()) {
+  console.log(
+    `  ${contender.name.padEnd(26)} ${fixed(quantile(samples[i]!.cpu, 0.5)).padStart(7)} µs CPU/call (p10 ${fixed(quantile(samples[i]!.cpu, 0.1))}, p90 ${fixed(quantile(samples[i]!.cpu, 0.9))}); ${fixed(quantile(samples[i]!.wall, 0.5))} µs wall`,
+  )
+}
+line("goal", "Tools.callAll / hand-written baseline, CPU per call", ratios(1, 0), true)
+line("info", "Tools.callAll / hand-written baseline, wall per call", ratios(1, 0, "wall"), false)
+line("info", "effect/ai Toolkit.handle / Tools.callAll, CPU per call", ratios(2, 1), false)
+line("info", "ai-sdk tool() + zod / Tools.callAll, CPU per call", ratios(3, 1), false)

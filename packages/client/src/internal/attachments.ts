@@ -86,12 +86,10 @@ const resolvePart = (
       return yield* failure(part, `is larger than its limit of ${maxBytes} bytes (maxBytes)`)
     }
     if (part.kind === "Image") return Message.image(bytes, mediaType!)
-    let text: string
-    try {
-      text = strictUtf8.decode(bytes)
-    } catch {
-      return yield* failure(part, "is not UTF-8 text")
-    }
+    const text = yield* Effect.try({
+      try: () => strictUtf8.decode(bytes),
+      catch: () => failure(part, "is not UTF-8 text"),
+    })
     if (part.escapedLength !== undefined) {
       const measured = Message.escapedLength(text)
       if (measured !== part.escapedLength) {
@@ -124,10 +122,16 @@ export const resolveAttachments = (
   request: Request.Request,
   read: ReadFile,
 ): Effect.Effect<Request.Request, SvirError.SvirError> =>
+  request.messages.some(hasFiles) ? resolveFiles(request, read) : Effect.succeed(request)
+
+const hasFiles = (message: Message.Message): boolean =>
+  message._tag === "User" && message.parts.some((part) => part._tag === "FileAt")
+
+const resolveFiles = (
+  request: Request.Request,
+  read: ReadFile,
+): Effect.Effect<Request.Request, SvirError.SvirError> =>
   Effect.gen(function* () {
-    const hasFiles = (message: Message.Message) =>
-      message._tag === "User" && message.parts.some((part) => part._tag === "FileAt")
-    if (!request.messages.some(hasFiles)) return request
     const messages: Array<Message.Message> = []
     for (const message of request.messages) {
       if (!hasFiles(message) || message._tag !== "User") {

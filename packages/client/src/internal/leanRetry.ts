@@ -8,29 +8,11 @@ const isRefusal = (error: SvirError.SvirError): boolean =>
   error.kind === "Unsupported" && (error.status === 400 || error.status === 422)
 
 /**
- * A request's two bodies: as the request sets it, and lean, without the fields the codec counts
- * as optional. The lean one is written only when it is needed, and is `undefined` when it would
- * be the same as the full one.
+ * Writes a request's body: as the request sets it, or lean, without the fields the codec counts
+ * as optional (`encode` with `lean: true`), so the knowledge of which fields are optional stays in
+ * the codec.
  */
-export interface Bodies {
-  readonly full: unknown
-  readonly lean: Effect.Effect<unknown, SvirError.SvirError>
-}
-
-/**
- * The bodies of a request: the lean one is the codec's (`encode` with `lean: true`), so the
- * knowledge of which fields are optional stays in the codec. A codec that leaves nothing out
- * gives no lean body, and no lean retry.
- */
-export const bodies = (
-  encode: (lean: boolean) => Effect.Effect<unknown, SvirError.SvirError>,
-): Effect.Effect<Bodies, SvirError.SvirError> =>
-  Effect.map(encode(false), (full) => ({
-    full,
-    lean: Effect.map(encode(true), (lean) =>
-      JSON.stringify(lean) === JSON.stringify(full) ? undefined : lean,
-    ),
-  }))
+export type Encode = (lean: boolean) => Effect.Effect<unknown, SvirError.SvirError>
 
 /**
  * The lean retry of one client (D6): a strict server refuses optional fields it does not know, so
@@ -38,14 +20,26 @@ export const bodies = (
  * strict: later requests go without them from the start.
  */
 export interface LeanRetry {
-  /** Sends the full body with `send`, or the lean one as above. */
+  /**
+   * Writes the full body and sends it with `send`, or the lean one as above. Only the body that
+   * is sent is written: the lean one only for a strict server or after a refusal (D6).
+   */
   readonly send: <A, R>(
-    bodies: Bodies,
+    encode: Encode,
     send: (body: unknown) => Effect.Effect<A, SvirError.SvirError, R>,
   ) => Effect.Effect<A, SvirError.SvirError, R>
   /** Whether the server refused optional fields once. */
   readonly isStrict: Effect.Effect<boolean>
 }
+
+/**
+ * The lean body, or `undefined` when it is the same as the full one: a codec that leaves nothing
+ * out gives no lean retry.
+ */
+const leanBody = (encode: Encode, full: unknown): Effect.Effect<unknown, SvirError.SvirError> =>
+  Effect.map(encode(true), (lean) =>
+    JSON.stringify(lean) === JSON.stringify(full) ? undefined : lean,
+  )
 
 /** The lean retry, or, when `enabled` is false, requests always sent as given. */
 export const make = (enabled: boolean, redaction: Redaction.Redaction): Effect.Effect<LeanRetry> =>
@@ -65,23 +59,32 @@ export const make = (enabled: boolean, redaction: Redaction.Redaction): Effect.E
         Effect.tap(() => Ref.set(strict, true)),
         // The lean body was refused too: the fields were not the problem, and the first refusal
         // is the one about the request as the caller wrote it.
-        Effect.catch(() => Effect.fail(refusal)),
+        Effect.mapError(() => refusal),
+      )
+    const sendFull = <A, R>(
+      encode: Encode,
+      send: (body: unknown) => Effect.Effect<A, SvirError.SvirError, R>,
+    ) =>
+      Effect.flatMap(encode(false), (full) =>
+        Effect.catch(send(full), (error) =>
+          // A context overflow or the content filter has a kind of its own, and is reported
+          // at once: sent again, the same prompt would be evaluated and billed twice.
+          isRefusal(error)
+            ? Effect.flatMap(leanBody(encode, full), (lean) =>
+                lean === undefined ? Effect.fail(error) : retryLean(error, lean, send),
+              )
+            : Effect.fail(error),
+        ),
       )
     return {
       isStrict: Ref.get(strict),
-      send: (bodies, send) =>
-        Effect.gen(function* () {
-          if (!enabled) return yield* send(bodies.full)
-          if (yield* Ref.get(strict)) return yield* send((yield* bodies.lean) ?? bodies.full)
-          return yield* Effect.catch(send(bodies.full), (error) =>
-            // A context overflow or the content filter has a kind of its own, and is reported
-            // at once: sent again, the same prompt would be evaluated and billed twice.
-            isRefusal(error)
-              ? Effect.flatMap(bodies.lean, (lean) =>
-                  lean === undefined ? Effect.fail(error) : retryLean(error, lean, send),
-                )
-              : Effect.fail(error),
-          )
-        }),
+      send: (encode, send) =>
+        !enabled
+          ? Effect.flatMap(encode(false), send)
+          : Effect.flatMap(Ref.get(strict), (isStrict) =>
+              // A strict server is sent the lean body alone; where it is the same as the full
+              // one, it is the same request.
+              isStrict ? Effect.flatMap(encode(true), send) : sendFull(encode, send),
+            ),
     }
   })

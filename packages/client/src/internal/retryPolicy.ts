@@ -51,9 +51,11 @@ export const schedule = (
   )
 
 /** Runs `attempt`, and again as the {@link schedule} says while it fails. */
-export const retrying =
-  (policy: Policy, redaction: Redaction.Redaction) =>
-  <A, R>(
+export const retrying = (policy: Policy, redaction: Redaction.Redaction) => {
+  // A schedule is a description: made once per client, it starts afresh for every call.
+  const retries = schedule(policy, redaction)
+  return <A, R>(
     attempt: Effect.Effect<A, SvirError.SvirError, R>,
   ): Effect.Effect<A, SvirError.SvirError, R> =>
-    Effect.retry(attempt, schedule(policy, redaction))
+    policy.times === 0 ? attempt : Effect.retry(attempt, retries)
+}

@@ -1,18 +1,37 @@
 import { SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 
-/** The total time limit of a call, retries included, for a whole answer and for a stream alike. */
+/**
+ * The total time limit of a call, retries included (D10). A whole answer and a list of models are
+ * raced against it once; a stream starts a {@link Deadline} and checks it at each wait.
+ */
 export interface TotalTimeout {
   readonly effect: <A, R>(
     call: Effect.Effect<A, SvirError.SvirError, R>,
   ) => Effect.Effect<A, SvirError.SvirError, R>
-  readonly stream: <A, R>(
-    events: Stream.Stream<A, SvirError.SvirError, R>,
-  ) => Stream.Stream<A, SvirError.SvirError, R>
+  /** Starts the clock of one call. */
+  readonly start: Effect.Effect<Deadline>
 }
 
-const unlimited: TotalTimeout = { effect: (call) => call, stream: (events) => events }
+/** The end of one call's total time. */
+export interface Deadline {
+  /** Milliseconds left, or `undefined` when there is no limit; 0 or less once it has passed. */
+  readonly left: () => number | undefined
+  /** The Timeout of the `total` limit. */
+  readonly error: () => SvirError.SvirError
+  /** Runs `effect` within what is left: running out interrupts it, and fails with the error. */
+  readonly within: <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+  ) => Effect.Effect<A, E | SvirError.SvirError, R>
+}
+
+const noDeadline: Deadline = {
+  left: () => undefined,
+  error: () => SvirError.make("Timeout", "the call has no total timeout"),
+  within: (effect) => effect,
+}
+
+const unlimited: TotalTimeout = { effect: (call) => call, start: Effect.succeed(noDeadline) }
 
 /**
  * The limit of `millis`, or none when `undefined`. Running out interrupts the call, which closes
@@ -20,19 +39,28 @@ const unlimited: TotalTimeout = { effect: (call) => call, stream: (events) => ev
  */
 export const make = (millis: number | undefined): TotalTimeout => {
   if (millis === undefined) return unlimited
-  const deadline = Effect.sleep(millis).pipe(
-    Effect.andThen(
-      Effect.fail(
-        SvirError.make(
-          "Timeout",
-          `the call did not finish within ${millis / 1000}s (total timeout)`,
-          { limit: "total", limitMillis: millis },
-        ),
-      ),
-    ),
-  )
+  const error = () =>
+    SvirError.make("Timeout", `the call did not finish within ${millis / 1000}s (total timeout)`, {
+      limit: "total",
+      limitMillis: millis,
+    })
+  const race = <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    duration: number,
+  ): Effect.Effect<A, E | SvirError.SvirError, R> =>
+    duration <= 0
+      ? Effect.fail(error())
+      : Effect.timeoutOrElse(effect, { duration, orElse: () => Effect.fail(error()) })
   return {
-    effect: (call) => Effect.raceFirst(call, deadline),
-    stream: (events) => Stream.interruptWhen(events, deadline),
+    effect: (call) => race(call, millis),
+    start: Effect.clockWith((clock) => {
+      const end = clock.currentTimeMillisUnsafe() + millis
+      const left = () => end - clock.currentTimeMillisUnsafe()
+      return Effect.succeed<Deadline>({
+        left,
+        error,
+        within: (effect) => Effect.suspend(() => race(effect, left())),
+      })
+    }),
   }
 }

@@ -1,20 +1,26 @@
-import { Codec, type Event, Json, SvirError } from "@svir/core"
+import type { Codec, Event } from "@svir/core"
+import { Json, SvirError } from "@svir/core"
+import * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import {
-  FetchHttpClient,
-  Headers,
-  HttpClient,
-  type HttpClientError,
-  HttpClientRequest,
-  type HttpClientResponse,
-} from "effect/http"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Headers from "effect/http/Headers"
+import * as HttpClient from "effect/http/HttpClient"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Option from "effect/Option"
+import type * as Pull from "effect/Pull"
+import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as StatusError from "../StatusError.js"
 import * as Redirect from "./redirect.js"
 import type { Settings } from "./settings.js"
+import type * as TotalTimeout from "./totalTimeout.js"
 
 const timeoutError = (
   message: string,
@@ -113,62 +119,7 @@ const failWithStatus = (
       ),
   )
 
-/**
- * Sends one request and gives the response, whatever its status. The request lives in a scope of
- * its own within the caller's: closing either aborts it, so a response nobody reads is let go as
- * soon as its call ends, not when it is garbage collected (D9).
- */
-const execute = (
-  http: HttpClient.HttpClient,
-  settings: Settings,
-  request: Outgoing,
-  hops = 0,
-): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const exchange = yield* Scope.fork(yield* Scope.Scope)
-    let outgoing = HttpClientRequest.make(request.method)(request.url).pipe(
-      HttpClientRequest.setHeaders(settings.headers),
-      HttpClientRequest.setHeader("accept", request.accept),
-    )
-    if (settings.apiKey !== undefined) {
-      outgoing = HttpClientRequest.bearerToken(outgoing, settings.apiKey)
-    }
-    if (request.body !== undefined) {
-      const text = yield* Effect.try({
-        try: () => JSON.stringify(request.body),
-        catch: (cause) =>
-          SvirError.make("Unsupported", "the codec gave a body that is not JSON", { cause }),
-      })
-      outgoing = HttpClientRequest.bodyText(outgoing, text, "application/json")
-    }
-    const init = Option.getOrUndefined(yield* Effect.serviceOption(FetchHttpClient.RequestInit))
-    const redactedNames = yield* Headers.CurrentRedactedNames
-    const scoped = HttpClient.withScope(http)
-    const response = yield* scoped.execute(outgoing).pipe(
-      Scope.provide(exchange),
-      Effect.mapError((error) => transportError(error, request.url)),
-      // Trace headers would tell a third-party server about the caller's spans, and make a
-      // browser's preflight fail unless the server allows them.
-      Effect.provideService(HttpClient.TracerPropagationEnabled, false),
-      // fetch would follow a redirect to any origin with the configured headers, and resend the
-      // body on a 307 or 308: redirects are the client's to decide (D3).
-      Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" }),
-      // A span that records headers shows these as redacted, as it does authorization.
-      Effect.provideService(Headers.CurrentRedactedNames, [
-        ...redactedNames,
-        ...Object.keys(settings.headers),
-      ]),
-    )
-    const redirect = Redirect.next(response.status, response.headers.location, request.url, hops)
-    if (redirect === undefined) return response
-    // A redirect's body is not wanted: a byte of it is read, and the request ends.
-    yield* readBounded(response, 1, settings.briefErrorBodyMillis)
-    yield* Scope.close(exchange, Exit.void)
-    if (redirect._tag === "Refuse") return yield* redirect.error
-    return yield* execute(http, settings, { ...request, url: redirect.url }, hops + 1)
-  })
-
-/** What {@link send} sends. */
+/** What {@link Transport.send} sends. */
 export interface Outgoing {
   readonly method: "GET" | "POST"
   readonly url: string
@@ -176,46 +127,146 @@ export interface Outgoing {
   readonly body?: unknown
 }
 
-/**
- * Sends one request and runs `use` on a successful response, the two within the time limit
- * `millis` (`limit` says which, `what` names it in words, see {@link within}). Any other status is the typed error of its
- * kind; its error body is read after the time limit, under the error-body deadline alone, so a
- * server that stalls that body is reported by its status, never as a Timeout. A failed attempt
- * aborts its requests at once; a successful one leaves them to the caller's scope, since a
- * stream's body is read after `send` returns (D9).
- */
-export const send = <A>(
-  http: HttpClient.HttpClient,
-  settings: Settings,
-  request: Outgoing,
-  use: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, SvirError.SvirError>,
-  millis: number | undefined,
-  limit: SvirError.TimeLimit,
-  what: (limit: string) => string,
-): Effect.Effect<A, SvirError.SvirError, Scope.Scope> =>
-  Effect.gen(function* () {
-    const attempt = yield* Scope.fork(yield* Scope.Scope)
-    return yield* within(
-      Effect.flatMap(
-        execute(http, settings, request),
-        (response): Effect.Effect<Exchanged<A>, SvirError.SvirError> =>
-          response.status >= 200 && response.status < 300
-            ? Effect.map(use(response), (value) => ({ _tag: "Success", value }))
-            : Effect.succeed({ _tag: "Refused", response }),
+/** The HTTP side of one client: what every request shares is worked out once, in {@link make}. */
+export interface Transport {
+  /**
+   * Sends one request and runs `use` on a successful response, the two within the time limit
+   * `millis` (`limit` says which, `what` names it in words, see {@link within}). Any other status
+   * is the typed error of its kind; its error body is read after the time limit, under the
+   * error-body deadline alone, so a server that stalls that body is reported by its status, never
+   * as a Timeout. A failed attempt aborts its requests at once; a successful one leaves them to
+   * the caller's scope, since a stream's body is read after `send` returns (D9).
+   */
+  readonly send: <A>(
+    request: Outgoing,
+    use: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, SvirError.SvirError>,
+    millis: number | undefined,
+    limit: SvirError.TimeLimit,
+    what: (limit: string) => string,
+  ) => Effect.Effect<A, SvirError.SvirError, Scope.Scope>
+}
+
+/** fetch would follow a redirect to any origin, with the configured headers: D3. */
+const manualRedirects: globalThis.RequestInit = { redirect: "manual" }
+
+export const make = (http: HttpClient.HttpClient, settings: Settings): Transport => {
+  // D9: every request is scoped, so a response nobody reads is aborted with its call.
+  const scoped = HttpClient.withScope(http)
+  const authorization =
+    settings.apiKey === undefined
+      ? {}
+      : { authorization: `Bearer ${Redacted.value(settings.apiKey)}` }
+  const plainRequests = new Map<string, HttpClientRequest.HttpClientRequest>()
+  /** The request of a method and accept header, with every configured header: made once each. */
+  const plainRequest = (method: Outgoing["method"], accept: string) => {
+    const key = `${method} ${accept}`
+    let plain = plainRequests.get(key)
+    if (plain === undefined) {
+      plain = HttpClientRequest.make(method)("", {
+        headers: { ...settings.headers, accept, ...authorization },
+      })
+      plainRequests.set(key, plain)
+    }
+    return plain
+  }
+  const configuredNames = Object.keys(settings.headers)
+  let namesGiven: ReadonlyArray<string | RegExp> | undefined
+  let namesRedacted: ReadonlyArray<string | RegExp> = []
+  /** The context a request is executed in, one update for the three services it sets. */
+  const exchangeContext = <R>(context: Context.Context<R>): Context.Context<R> => {
+    const init = Context.getOrUndefined(context, FetchHttpClient.RequestInit)
+    const names = Context.get(context, Headers.CurrentRedactedNames)
+    if (names !== namesGiven) {
+      namesGiven = names
+      namesRedacted = [...names, ...configuredNames]
+    }
+    return context.pipe(
+      // Trace headers would tell a third-party server about the caller's spans, and make a
+      // browser's preflight fail unless the server allows them.
+      Context.add(HttpClient.TracerPropagationEnabled, false),
+      // fetch would follow a redirect to any origin with the configured headers, and resend the
+      // body on a 307 or 308: redirects are the client's to decide (D3).
+      Context.add(
+        FetchHttpClient.RequestInit,
+        init === undefined ? manualRedirects : { ...init, redirect: "manual" },
       ),
-      millis,
-      limit,
-      what,
-    ).pipe(
-      Effect.flatMap((exchanged) =>
-        exchanged._tag === "Success"
-          ? Effect.succeed(exchanged.value)
-          : failWithStatus(exchanged.response, settings),
-      ),
-      Scope.provide(attempt),
-      Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause))),
+      // A span that records headers shows these as redacted, as it does authorization.
+      Context.add(Headers.CurrentRedactedNames, namesRedacted),
     )
-  })
+  }
+
+  /**
+   * Sends one request and gives the response, whatever its status. The request lives in a scope
+   * of its own within the caller's: closing either aborts it, so a response nobody reads is let go
+   * as soon as its call ends, not when it is garbage collected (D9).
+   */
+  const execute = (
+    request: Outgoing,
+    hops = 0,
+  ): Effect.Effect<HttpClientResponse.HttpClientResponse, SvirError.SvirError, Scope.Scope> =>
+    Effect.gen(function* () {
+      const exchange = yield* Scope.fork(yield* Scope.Scope)
+      let outgoing = HttpClientRequest.setUrl(
+        plainRequest(request.method, request.accept),
+        request.url,
+      )
+      if (request.body !== undefined) {
+        const text = yield* Effect.try({
+          try: () => JSON.stringify(request.body),
+          catch: (cause) =>
+            SvirError.make("Unsupported", "the codec gave a body that is not JSON", { cause }),
+        })
+        outgoing = HttpClientRequest.bodyText(outgoing, text, "application/json")
+      }
+      const response = yield* scoped.execute(outgoing).pipe(
+        Scope.provide(exchange),
+        Effect.mapError((error) => transportError(error, request.url)),
+        Effect.updateContext((context: Context.Context<never>) => exchangeContext(context)),
+      )
+      // `headers` is a copy made at each read: only a redirect's is read here.
+      if (response.status < 300 || response.status > 399) return response
+      const redirect = Redirect.next(response.status, response.headers.location, request.url, hops)
+      if (redirect === undefined) return response
+      // A redirect's body is not wanted: a byte of it is read, and the request ends.
+      yield* readBounded(response, 1, settings.briefErrorBodyMillis)
+      yield* Scope.close(exchange, Exit.void)
+      if (redirect._tag === "Refuse") return yield* redirect.error
+      return yield* execute({ ...request, url: redirect.url }, hops + 1)
+    })
+
+  const send = <A>(
+    request: Outgoing,
+    use: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, SvirError.SvirError>,
+    millis: number | undefined,
+    limit: SvirError.TimeLimit,
+    what: (limit: string) => string,
+  ): Effect.Effect<A, SvirError.SvirError, Scope.Scope> =>
+    Effect.gen(function* () {
+      const attempt = yield* Scope.fork(yield* Scope.Scope)
+      return yield* within(
+        Effect.flatMap(
+          execute(request),
+          (response): Effect.Effect<Exchanged<A>, SvirError.SvirError> =>
+            response.status >= 200 && response.status < 300
+              ? Effect.map(use(response), (value) => ({ _tag: "Success", value }))
+              : Effect.succeed({ _tag: "Refused", response }),
+        ),
+        millis,
+        limit,
+        what,
+      ).pipe(
+        Effect.flatMap((exchanged) =>
+          exchanged._tag === "Success"
+            ? Effect.succeed(exchanged.value)
+            : failWithStatus(exchanged.response, settings),
+        ),
+        Scope.provide(attempt),
+        Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause))),
+      )
+    })
+
+  return { send }
+}
 
 type Exchanged<A> =
   | { readonly _tag: "Success"; readonly value: A }
@@ -291,53 +342,91 @@ export const requireEventStream = (
   )
 }
 
+const truncated = (error: HttpClientError.HttpClientError): SvirError.SvirError =>
+  SvirError.make(
+    "TruncatedStream",
+    "the connection broke while the answer was streaming; the answer is incomplete",
+    { cause: "cause" in error.reason ? error.reason.cause : undefined },
+  )
+
 /**
- * The events of a streamed answer, with the first token and idle deadlines. A connection that
- * breaks mid-answer is a TruncatedStream: the answer has started and is never retried.
+ * The events of a streamed answer, as the pull of a stream whose scope is `scope`. A pull reads
+ * bytes until the decoder gives events, within the first token or idle limit and what is left of
+ * the total, whichever ends first, in one race (D10); bytes that make no event do not count. Once
+ * the answer has ended (completed or failed) no more bytes are read. A connection that breaks
+ * mid-answer is a TruncatedStream: the answer has started and is never retried. Every error is
+ * redacted (D1).
  */
-export const events = (
+export const eventPull = (
   response: HttpClientResponse.HttpClientResponse,
   settings: Settings,
-): Stream.Stream<Event.Event, SvirError.SvirError> => {
-  const bytes = response.stream.pipe(
-    Stream.mapError((error) =>
-      SvirError.make(
-        "TruncatedStream",
-        "the connection broke while the answer was streaming; the answer is incomplete",
-        { cause: "cause" in error.reason ? error.reason.cause : undefined },
-      ),
-    ),
-  )
-  const { firstToken, idle } = settings.timeouts
-  const decoded = Codec.decodeStream(settings.codec, bytes)
-  if (firstToken === undefined && idle === undefined) return decoded
-  return Stream.transformPull(decoded, (pull) =>
-    Effect.sync(() => {
-      let first = true
-      return Effect.suspend(() => {
-        const limit = first ? firstToken : idle
-        const next =
-          limit === undefined
-            ? pull
-            : Effect.timeoutOrElse(pull, {
-                duration: limit,
-                orElse: () =>
-                  Effect.fail(
-                    timeoutError(
-                      first
-                        ? `no token arrived within ${seconds(limit)} of the answer's start (first token timeout)`
-                        : `no event arrived for ${seconds(limit)} (idle timeout)`,
-                      first ? "firstToken" : "idle",
-                      limit,
-                    ),
-                  ),
-              })
-        return Effect.tap(next, () =>
-          Effect.sync(() => {
-            first = false
-          }),
-        )
+  scope: Scope.Scope,
+  deadline: TotalTimeout.Deadline,
+): Effect.Effect<Pull.Pull<Arr.NonEmptyReadonlyArray<Event.Event>, SvirError.SvirError>> =>
+  Effect.map(Channel.toPullScoped(Stream.toChannel(response.stream), scope), (bytes) => {
+    const decoder = settings.codec.decoder()
+    const { firstToken, idle } = settings.timeouts
+    let first = true
+    let ended = false
+    let failure: SvirError.SvirError | undefined
+
+    /** Adds a step's events; an error, or the answer's end, ends the stream after them. */
+    const take = (step: Codec.DecodeStep, events: Array<Event.Event>) => {
+      for (const event of step.events) events.push(event)
+      if (step.error !== undefined) failure = settings.redaction.error(step.error)
+      ended = step.error !== undefined || decoder.done()
+    }
+    const afterEnd = () => (failure === undefined ? Cause.done() : Effect.fail(failure))
+    const give = (
+      events: Array<Event.Event>,
+    ): Pull.Pull<Arr.NonEmptyReadonlyArray<Event.Event>, SvirError.SvirError> => {
+      if (!Arr.isArrayNonEmpty(events)) return ended ? afterEnd() : read
+      first = false
+      return Effect.succeed(events)
+    }
+    const read: Pull.Pull<
+      Arr.NonEmptyReadonlyArray<Event.Event>,
+      SvirError.SvirError
+    > = Effect.matchEffect(bytes, {
+      onFailure: (error) => {
+        if (!Cause.isDone(error)) return Effect.fail(settings.redaction.error(truncated(error)))
+        const events: Array<Event.Event> = []
+        take(decoder.finish(), events)
+        ended = true
+        return give(events)
+      },
+      onSuccess: (chunks) => {
+        const events: Array<Event.Event> = []
+        for (const chunk of chunks) {
+          take(decoder.push(chunk), events)
+          if (ended) break
+        }
+        return give(events)
+      },
+    })
+
+    return Effect.suspend(() => {
+      if (ended) return afterEnd()
+      const limit = first ? firstToken : idle
+      const left = deadline.left()
+      if (left !== undefined && (limit === undefined || left <= limit)) return deadline.within(read)
+      if (limit === undefined) return read
+      return Effect.timeoutOrElse(read, {
+        duration: limit,
+        orElse: () =>
+          Effect.fail(
+            first
+              ? timeoutError(
+                  `no token arrived within ${seconds(limit)} of the answer's start (first token timeout)`,
+                  "firstToken",
+                  limit,
+                )
+              : timeoutError(
+                  `no event arrived for ${seconds(limit)} (idle timeout)`,
+                  "idle",
+                  limit,
+                ),
+          ),
       })
-    }),
-  )
-}
+    })
+  })

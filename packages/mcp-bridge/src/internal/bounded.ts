@@ -93,7 +93,8 @@ export class MessageReader {
     const skipped = this.skipping
     this.skipping = undefined
     if (skipped !== undefined) return { tooLarge: true, id: skipped.id }
-    const bytes = Buffer.concat(this.pending)
+    // A message that came in one chunk, as most do, is a view of it rather than a copy.
+    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending)
     this.pending = []
     this.pendingBytes = 0
     return { tooLarge: false, bytes }

@@ -1,15 +1,9 @@
-import * as Deferred from "effect/Deferred"
-import type * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Ref from "effect/Ref"
-
 /**
  * Whether the server can still answer calls.
  *
  * The SDK reports a closed transport and a failed ping through synchronous callbacks, outside any
- * effect: `markClosed` and `markLost` are called from there, so the reason of a close is a plain
- * field and a loss completes a Deferred with `Deferred.doneUnsafe`. The count of calls in flight
- * is written by the calls, which are effects, and read by the probe's callback.
+ * effect: `markClosed` and `markLost` are called from there and tell the calls waiting at once.
+ * Each call waits through a plain listener rather than a fiber of its own (DECISIONS.md D8).
  */
 export interface ConnectionState {
   /** Why calls can no longer be answered, once the transport has closed. */
@@ -17,36 +11,44 @@ export interface ConnectionState {
   /** The reason of the close, or the one a close would have now. */
   readonly closeReason: () => string
   /**
-   * Completes with the reason when the connection as it is now is lost: a call awaits the one
-   * taken when it was sent, and calls sent after a loss await a fresh one.
+   * Calls `listener` with the reason, once, when the connection as it is now is lost: a call
+   * waits on the connection as it is when the call is sent, and calls sent after a loss wait on a
+   * fresh one. Gives the function that stops waiting, called when the call has its answer.
    */
-  readonly nextLoss: () => Effect.Effect<string>
+  readonly whenLost: (listener: (reason: string) => void) => () => void
   /** Fails every call in flight with `reason`; later calls may still be answered. */
   readonly markLost: (reason: string) => void
   /** The transport closed: every call in flight fails, and no call is sent again. */
   readonly markClosed: () => void
   /** The count of calls waiting for an answer. */
-  readonly inFlight: Ref.Ref<number>
+  readonly inFlight: () => number
 }
 
 /** A connection that is open; `closeReason` says why calls fail once it closes. */
 export const makeConnectionState = (closeReason: () => string): ConnectionState => {
   let closed: string | undefined
-  let loss = Deferred.makeUnsafe<string>()
+  let waiting = new Set<(reason: string) => void>()
   const markLost = (reason: string) => {
-    const lost = loss
-    loss = Deferred.makeUnsafe<string>()
-    Deferred.doneUnsafe(lost, Exit.succeed(reason))
+    // Replaced first: a call sent while the listeners run waits on the connection after the loss.
+    const lost = waiting
+    waiting = new Set()
+    for (const listener of lost) listener(reason)
   }
   return {
     closed: () => closed,
     closeReason: () => closed ?? closeReason(),
-    nextLoss: () => Deferred.await(loss),
+    whenLost: (listener) => {
+      const at = waiting
+      at.add(listener)
+      return () => {
+        at.delete(listener)
+      }
+    },
     markLost,
     markClosed: () => {
       closed = closeReason()
       markLost(closed)
     },
-    inFlight: Ref.makeUnsafe(0),
+    inFlight: () => waiting.size,
   }
 }

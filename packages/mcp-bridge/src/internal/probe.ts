@@ -1,5 +1,4 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import * as Ref from "effect/Ref"
 import type { ConnectionState } from "./connection.js"
 import { describe, isTimeout } from "./failure.js"
 
@@ -18,7 +17,7 @@ export const makeProbe = (client: Client, connection: ConnectionState): (() => v
   let probing = false
   return () => {
     if (probing || connection.closed() !== undefined) return
-    if (Ref.getUnsafe(connection.inFlight) === 0) return
+    if (connection.inFlight() === 0) return
     probing = true
     client.ping({ timeout: probeTimeoutMillis }).then(
       () => {

@@ -2,8 +2,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Progress } from "@modelcontextprotocol/sdk/types.js"
 import { type Redaction, type ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
 import * as Content from "../Content.js"
+import { CallSignal } from "./callSignal.js"
 import type { ConnectionState } from "./connection.js"
 import { cut } from "./cut.js"
 import { describeCallFailure } from "./failure.js"
@@ -17,7 +17,8 @@ export interface CallSettings {
   readonly content: Content.Options
   /** Applied to the text of a failure. */
   readonly redaction: Redaction.Redaction
-  readonly onProgress: (call: ToolCall.ToolCall, progress: Progress) => void
+  /** Told of every progress report of a call; none when nobody listens. */
+  readonly onProgress: ((call: ToolCall.ToolCall, progress: Progress) => void) | undefined
 }
 
 // Servers of the 2024-10-07 revision answer with `toolResult` instead of content blocks.
@@ -37,45 +38,117 @@ export type CallSender = (
   args: Record<string, unknown>,
 ) => Effect.Effect<ToolResult.ToolResult>
 
-/** Sends calls through `client`, counting them in flight on `connection`. */
+/**
+ * Sends calls through `client`, waiting on `connection` for a loss. One callback per call, rather
+ * than a race of two fibers around `tryPromise` (DECISIONS.md D8): the answer and the loss each
+ * settle it, and whichever comes second is dropped. A call settled by a loss, or interrupted, is
+ * aborted, so the SDK forgets it and tells the server it was cancelled.
+ */
 export const makeCallSender =
   (client: Client, connection: ConnectionState, settings: CallSettings): CallSender =>
-  (call, serverName, args) => {
-    const answer = Effect.tryPromise({
-      try: (signal) =>
-        client.callTool({ name: serverName, arguments: args }, undefined, {
-          signal,
+  (call, serverName, args) =>
+    Effect.callback<ToolResult.ToolResult>((resume) => {
+      const pending = new PendingCall(call, connection, settings, resume)
+      client
+        .callTool({ name: serverName, arguments: args }, undefined, {
+          signal: pending.signal.asAbortSignal,
           timeout: settings.timeoutMillis,
           resetTimeoutOnProgress: true,
           maxTotalTimeout: settings.maxTotalMillis,
-          onprogress: (progress) => {
-            // A listener that throws must not break the SDK's handling of the notification.
-            try {
-              settings.onProgress(call, progress)
-            } catch {}
-          },
-        }),
-      // An error's text is as long as the server made it: redacted whole, then cut like a result's
-      // content.
-      catch: (error) =>
-        cut(
-          settings.redaction.text(describeCallFailure(call.name, error, connection.closeReason())),
-          settings.content.maxChars ?? Content.defaultMaxChars,
-        ),
-    }).pipe(
-      Effect.map((result) => Content.toToolResult(call.id, asCallResult(result), settings.content)),
-      Effect.catch((message) => Effect.succeed(ToolResult.error(call.id, message))),
-    )
-    return Effect.acquireUseRelease(
-      Ref.update(connection.inFlight, (count) => count + 1),
-      () =>
-        Effect.suspend(() => {
-          // The loss awaited is that of the connection as it is when the call is sent.
-          const connectionLost = Effect.map(connection.nextLoss(), (reason) =>
-            ToolResult.error(call.id, `tool ${call.name} got no answer: ${reason}`),
-          )
-          return Effect.raceFirst(answer, connectionLost)
-        }),
-      () => Ref.update(connection.inFlight, (count) => count - 1),
+          // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
+          onprogress:
+            settings.onProgress === undefined
+              ? ignoreProgress
+              : (progress) => pending.progress(progress),
+        })
+        .then(
+          (result) => pending.answered(result),
+          (error: unknown) => pending.failed(error),
+        )
+      return Effect.sync(() => pending.interrupt())
+    })
+
+const ignoreProgress = (): void => {}
+
+/**
+ * One call waiting for its answer. Its methods take what comes (D8): the answer, a rejection, a
+ * loss of the connection, an interruption. The first settles the call; what comes after is
+ * dropped.
+ */
+class PendingCall {
+  readonly signal = new CallSignal()
+  private settled = false
+  private readonly stopWaiting: () => void
+
+  constructor(
+    private readonly call: ToolCall.ToolCall,
+    private readonly connection: ConnectionState,
+    private readonly settings: CallSettings,
+    private readonly resume: (effect: Effect.Effect<ToolResult.ToolResult>) => void,
+  ) {
+    // The loss awaited is that of the connection as it is when the call is sent.
+    this.stopWaiting = connection.whenLost((reason) => this.lost(reason))
+  }
+
+  progress(progress: Progress): void {
+    // A listener that throws must not break the SDK's handling of the notification.
+    try {
+      this.settings.onProgress?.(this.call, progress)
+    } catch {}
+  }
+
+  answered(result: { readonly [key: string]: unknown }): void {
+    if (this.settled) return
+    const { call, settings } = this
+    let answer: ToolResult.ToolResult
+    try {
+      answer = Content.toToolResult(call.id, asCallResult(result), settings.content)
+    } catch (defect) {
+      this.end()
+      this.resume(Effect.die(defect))
+      return
+    }
+    // A failure's text may quote what the server echoed of the request (D3).
+    this.settle(
+      answer.isError ? { ...answer, content: settings.redaction.text(answer.content) } : answer,
     )
   }
+
+  failed(error: unknown): void {
+    if (this.settled) return
+    const { call, connection } = this
+    this.settle(this.failure(describeCallFailure(call.name, error, connection.closeReason())))
+  }
+
+  interrupt(): void {
+    if (this.settled) return
+    this.end()
+    this.signal.abort()
+  }
+
+  private lost(reason: string): void {
+    if (this.settled) return
+    this.settle(this.failure(`tool ${this.call.name} got no answer: ${reason}`))
+    this.signal.abort()
+  }
+
+  private settle(result: ToolResult.ToolResult): void {
+    this.end()
+    this.resume(Effect.succeed(result))
+  }
+
+  private end(): void {
+    this.settled = true
+    this.stopWaiting()
+  }
+
+  /**
+   * A failed result: its text is as long as the server made it, so it is redacted whole, then cut
+   * like a result's content.
+   */
+  private failure(text: string): ToolResult.ToolResult {
+    const { call, settings } = this
+    const maxChars = settings.content.maxChars ?? Content.defaultMaxChars
+    return ToolResult.error(call.id, cut(settings.redaction.text(text), maxChars))
+  }
+}

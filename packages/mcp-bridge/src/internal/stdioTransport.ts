@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { MessageReader, type Piece, tooLargeAnswer } from "./bounded.js"
@@ -70,7 +70,9 @@ export class GroupStdioTransport implements Transport {
   private receive(line: Piece): void {
     try {
       if (!line.tooLarge) {
-        this.onmessage?.(deserializeMessage(line.bytes.toString("utf8")))
+        // The SDK's Protocol checks every message against the JSON-RPC schemas as it dispatches
+        // it, and reports one that fits none: checking here too would do it twice (D9).
+        this.onmessage?.(JSON.parse(line.bytes.toString("utf8")) as JSONRPCMessage)
       } else if (line.id !== undefined) {
         this.onmessage?.(tooLargeAnswer(line.id, this.parameters.maxMessageBytes))
       } else {
@@ -85,10 +87,8 @@ export class GroupStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin
     if (stdin === undefined || !stdin.writable) return Promise.reject(new Error("Not connected"))
-    return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve()
-      else stdin.once("drain", resolve)
-    })
+    if (stdin.write(serializeMessage(message))) return Promise.resolve()
+    return new Promise((resolve) => stdin.once("drain", resolve))
   }
 
   /**

@@ -7,13 +7,45 @@ import { makeThinkSplitter, type ThinkPiece, type ThinkSplitter } from "./think.
 
 type JsonObject = { readonly [key: string]: unknown }
 
+/**
+ * A text that arrives in pieces (D45): each run of 256 pieces is joined into one string as it
+ * fills, and the whole is joined at the end. One string holds the same characters in much less
+ * memory than a string per piece (each has its own header), so a long answer holds about its own
+ * size, where an array of its pieces held twice that.
+ */
+class Pieces {
+  private readonly runs: Array<string> = []
+  private recent: Array<string> = []
+
+  constructor(first = "") {
+    this.add(first)
+  }
+
+  get empty(): boolean {
+    return this.runs.length === 0 && this.recent.length === 0
+  }
+
+  add(piece: string): void {
+    if (piece === "") return
+    this.recent.push(piece)
+    if (this.recent.length === 256) {
+      this.runs.push(this.recent.join(""))
+      this.recent = []
+    }
+  }
+
+  join(): string {
+    return this.runs.join("") + this.recent.join("")
+  }
+}
+
 /** A call being assembled from its pieces. */
 interface CallSlot {
   id: string
   /** Whether the id was generated because the server sent none (D11). */
   generated: boolean
   name: string
-  readonly fragments: Array<string>
+  readonly fragments: Pieces
   /** The index the server gave the call's first piece, if any. */
   readonly wireIndex: number | undefined
 }
@@ -156,7 +188,9 @@ export class ReasoningBySource {
   }
 
   joined(): Array<Completion.Reasoning> {
-    return Array.from(this.sources, ([source, pieces]) => ({ source, text: pieces.join("") }))
+    const joined: Array<Completion.Reasoning> = []
+    for (const [source, pieces] of this.sources) joined.push({ source, text: pieces.join("") })
+    return joined
   }
 }
 
@@ -210,12 +244,13 @@ export class Assembly {
   private model: string | undefined
   /** D16: the index of the choice read; lenient mode takes the first one seen. */
   private choiceIndex: number | undefined
-  private readonly text: Array<string> = []
+  private readonly text = new Pieces()
   /** Whether the content said anything, `<think>` reasoning included (D14). */
   private sawContent = false
   private readonly reasoning = new ReasoningBySource()
   private readonly refusal: Array<string> = []
-  private readonly think: ThinkSplitter | undefined
+  /** D45: made for the first content with a `<`; before it, content is text as it came. */
+  private think: ThinkSplitter | undefined
   private readonly calls: Array<CallSlot> = []
   /** The call each wire index currently points at (D15: an index can be reused). */
   private readonly callAtIndex = new Map<number, number>()
@@ -225,9 +260,7 @@ export class Assembly {
   private filtered = false
   private usage: Completion.Usage | undefined
 
-  constructor(private readonly options: Options.Resolved) {
-    this.think = options.splitThink ? makeThinkSplitter() : undefined
-  }
+  constructor(private readonly options: Options.Resolved) {}
 
   /** Whether a finish reason has arrived. */
   get finished(): boolean {
@@ -388,13 +421,13 @@ export class Assembly {
       }
     }
     const content = this.stringOf(delta.content, "content")
-    if (Result.isFailure(content)) return content.failure
+    if (typeof content !== "string") return content
     const refusal = this.stringOf(delta.refusal, "a refusal")
-    if (Result.isFailure(refusal)) return refusal.failure
+    if (typeof refusal !== "string") return refusal
     const reasoningContent = this.stringOf(delta.reasoning_content, "reasoning")
-    if (Result.isFailure(reasoningContent)) return reasoningContent.failure
+    if (typeof reasoningContent !== "string") return reasoningContent
     const reasoning = this.stringOf(delta.reasoning, "reasoning")
-    if (Result.isFailure(reasoning)) return reasoning.failure
+    if (typeof reasoning !== "string") return reasoning
     const toolCalls = delta.tool_calls
     const hasCalls = toolCalls !== undefined && toolCalls !== null
     // D27: a call the decoder cannot read is an error in both modes; skipping it would lose it.
@@ -402,10 +435,10 @@ export class Assembly {
       return notChatCompletions("tool_calls that are not an array")
     }
     const saysSomething =
-      content.success !== "" ||
-      refusal.success !== "" ||
-      reasoningContent.success !== "" ||
-      reasoning.success !== "" ||
+      content !== "" ||
+      refusal !== "" ||
+      reasoningContent !== "" ||
+      reasoning !== "" ||
       (hasCalls && toolCalls.length > 0)
     if (saysSomething && this.finish !== undefined) {
       // D17: the server contradicts itself about where the answer ends.
@@ -415,19 +448,21 @@ export class Assembly {
       )
     }
     if (
-      (content.success !== "" && (refusal.success !== "" || this.refusal.length > 0)) ||
-      (refusal.success !== "" && this.sawContent)
+      (content !== "" && (refusal !== "" || this.refusal.length > 0)) ||
+      (refusal !== "" && this.sawContent)
     ) {
       // D14: the server contradicts itself about what the answer is.
       return SvirError.make("Protocol", "the server sent both a refusal and an answer")
     }
-    if (content.success !== "") this.content(content.success, out)
-    for (const [source, text] of reasoningPieces(reasoningContent.success, reasoning.success)) {
-      this.addReasoning(source, text, out)
+    if (content !== "") this.content(content, out)
+    if (reasoningContent !== "" || reasoning !== "") {
+      for (const [source, text] of reasoningPieces(reasoningContent, reasoning)) {
+        this.addReasoning(source, text, out)
+      }
     }
-    if (refusal.success !== "") {
-      this.refusal.push(refusal.success)
-      out.push(Event.refusalDelta(refusal.success))
+    if (refusal !== "") {
+      this.refusal.push(refusal)
+      out.push(Event.refusalDelta(refusal))
     }
     if (hasCalls) {
       for (let i = 0; i < toolCalls.length; i++) {
@@ -438,20 +473,26 @@ export class Assembly {
     return undefined
   }
 
-  /** A text field of a delta: `""` when absent or null; not a string is an unknown shape. */
-  private stringOf(value: unknown, what: string): Result.Result<string, SvirError.SvirError> {
-    if (typeof value === "string") return Result.succeed(value)
-    if (value === undefined || value === null) return Result.succeed("")
-    const error = this.unknownShape(`${what} that is not a string`)
-    return error === undefined ? Result.succeed("") : Result.fail(error)
+  /**
+   * A text field of a delta: `""` when absent or null; not a string is an unknown shape, the
+   * error itself (no `Result`: this runs four times a delta, D45).
+   */
+  private stringOf(value: unknown, what: string): string | SvirError.SvirError {
+    if (typeof value === "string") return value
+    if (value === undefined || value === null) return ""
+    return this.unknownShape(`${what} that is not a string`) ?? ""
   }
 
   /** D34: content goes through the `<think>` splitter, when it is on. */
   private content(content: string, out: Array<Event.Event>): void {
     this.sawContent = true
     if (this.think === undefined) {
-      this.addText(content, out)
-      return
+      // A marker starts with `<`: until one comes, the splitter would give the content as it is.
+      if (!this.options.splitThink || !content.includes("<")) {
+        this.addText(content, out)
+        return
+      }
+      this.think = makeThinkSplitter()
     }
     this.thinkPieces(this.think.push(content), out)
   }
@@ -464,7 +505,7 @@ export class Assembly {
   }
 
   private addText(text: string, out: Array<Event.Event>): void {
-    this.text.push(text)
+    this.text.add(text)
     out.push(Event.textDelta(text))
   }
 
@@ -495,9 +536,15 @@ export class Assembly {
     // D18: a name that is empty or null on a continuation piece says nothing.
     const rawName = fn?.name
     const name = typeof rawName === "string" && rawName !== "" ? rawName : undefined
-    const read = readArguments(fn?.arguments, this.options.lenient)
-    if (Result.isFailure(read)) return read.failure
-    const fragment = read.success
+    const rawArguments = fn?.arguments
+    let fragment: string
+    if (typeof rawArguments === "string") {
+      fragment = rawArguments
+    } else {
+      const read = readArguments(rawArguments, this.options.lenient)
+      if (Result.isFailure(read)) return read.failure
+      fragment = read.success
+    }
 
     let slot: number | undefined
     let adopted: string | undefined
@@ -505,7 +552,7 @@ export class Assembly {
       slot = this.callAtIndex.get(wireIndex)
       if (slot !== undefined && id !== undefined && id !== this.calls[slot]!.id) {
         const call = this.calls[slot]!
-        if (call.generated && call.fragments.length === 0) {
+        if (call.generated && call.fragments.empty) {
           // The id came after the first piece (a GLM host): it names the call from now on.
           this.adoptId(call, id)
           adopted = id
@@ -539,7 +586,7 @@ export class Assembly {
         id: id ?? this.newId(),
         generated,
         name: name ?? "",
-        fragments: fragment === "" ? [] : [fragment],
+        fragments: new Pieces(fragment),
         wireIndex,
       }
       // D23: an id another call already has is kept; the encoder answers such calls in order.
@@ -561,8 +608,10 @@ export class Assembly {
       call.name += name
       nameAdded = name
     }
-    if (fragment !== "") call.fragments.push(fragment)
-    if (fragment !== "" || nameAdded !== undefined || adopted !== undefined) {
+    call.fragments.add(fragment)
+    if (adopted === undefined && nameAdded === undefined) {
+      if (fragment !== "") out.push({ _tag: "ToolCallDelta", index: slot, arguments: fragment })
+    } else {
       out.push(
         Event.toolCallDelta({
           index: slot,
@@ -604,21 +653,18 @@ export class Assembly {
     if (this.think !== undefined) this.thinkPieces(this.think.finish(), out)
   }
 
-  /** The whole answer once the stream says it is done, or why it is not one. */
-  complete(): Result.Result<Completion.Completion, SvirError.SvirError> {
-    if (this.finish === undefined) {
-      // D1: nothing says the answer ended on purpose.
-      return Result.fail(
-        SvirError.make("TruncatedStream", "the stream ended with [DONE] before a finish reason"),
-      )
-    }
+  /**
+   * The calls, in the order they are released, or the error that keeps them back. Only answers
+   * with calls come here (D45: the closures below cost each answer that has none).
+   */
+  private callsInOrder(): Array<ToolCall.ToolCall> | SvirError.SvirError {
     const indices = this.calls.flatMap((slot) =>
       slot.wireIndex === undefined ? [] : [slot.wireIndex],
     )
     const distinct = [...new Set(indices)].sort((a, b) => a - b)
     if (distinct.some((index, i) => index !== i)) {
       // D27: a gap in the indices may be a call the stream lost.
-      return Result.fail(SvirError.make("Protocol", "the call indices of the answer have a gap"))
+      return SvirError.make("Protocol", "the call indices of the answer have a gap")
     }
     const calls: Array<ToolCall.ToolCall> = []
     // D24: calls are released in the order of their indices; calls that reuse an index, or that
@@ -628,12 +674,25 @@ export class Assembly {
         ? [...this.calls].sort((a, b) => a.wireIndex! - b.wireIndex!)
         : this.calls
     for (const slot of slots) {
-      calls.push({ id: slot.id, name: slot.name, arguments: slot.fragments.join("") })
+      calls.push({ id: slot.id, name: slot.name, arguments: slot.fragments.join() })
     }
+    return calls
+  }
+
+  /** The whole answer once the stream says it is done, or why it is not one. */
+  complete(): Result.Result<Completion.Completion, SvirError.SvirError> {
+    if (this.finish === undefined) {
+      // D1: nothing says the answer ended on purpose.
+      return Result.fail(
+        SvirError.make("TruncatedStream", "the stream ended with [DONE] before a finish reason"),
+      )
+    }
+    const calls = this.calls.length === 0 ? [] : this.callsInOrder()
+    if (!Array.isArray(calls)) return Result.fail(calls)
     return settle({
       id: this.id,
       model: this.model,
-      text: this.text.join(""),
+      text: this.text.join(),
       reasoning: this.reasoning,
       refusal: this.refusal.join(""),
       calls,

@@ -57,6 +57,10 @@ export const makeThinkSplitter = (): ThinkSplitter => {
   const kind = (): ThinkPiece["kind"] => (inside ? "reasoning" : "text")
 
   const push = (content: string): ReadonlyArray<ThinkPiece> => {
+    // Nearly every delta: nothing held, and no `<` that could start a marker.
+    if (held === "" && !content.includes("<")) {
+      return content === "" ? [] : [{ kind: kind(), text: content }]
+    }
     const pieces: Array<ThinkPiece> = []
     const emit = (text: string) => {
       if (text !== "") pieces.push({ kind: kind(), text })
