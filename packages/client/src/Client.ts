@@ -381,18 +381,21 @@ export const make = (
       )
 
     // The stream's own scope holds the request: when the stream ends, however early, the request
-    // is aborted, even before its body was read (D9). The stream is one pull over the decoder, the
-    // time limits checked in the race each read needs anyway (D10, D16).
+    // is aborted, even before its body was read (D9). The stream is one pull over the decoder;
+    // opening it is raced against the total once, and its reads are watched by one watchdog that
+    // closes `requests` when a limit passes (D10, D16).
     const stream = (request: Request.Request): Stream.Stream<Event.Event, SvirError.SvirError> =>
       Stream.fromChannel(
         Channel.fromTransform((_, scope: Scope.Scope) =>
           Effect.flatMap(total.start, (deadline) =>
-            deadline.within(open(request)).pipe(
-              Effect.flatMap((response) =>
-                Transport.eventPull(response, settings, scope, deadline),
+            Effect.flatMap(Scope.fork(scope), (requests) =>
+              deadline.within(open(request)).pipe(
+                Effect.flatMap((response) =>
+                  Transport.eventPull(response, settings, scope, requests, deadline),
+                ),
+                Scope.provide(requests),
+                redacted,
               ),
-              Scope.provide(scope),
-              redacted,
             ),
           ),
         ),

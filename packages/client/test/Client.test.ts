@@ -280,6 +280,34 @@ describe("faults", () => {
     }),
   )
 
+  it.effect(
+    "a consumer that waits between reads is not idle: the limit runs only while it reads",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { client } = yield* serverAndClient(
+            [Answer.text("read slowly", { chunkSize: 4 })],
+            {
+              timeouts: {
+                idle: "100 millis",
+                firstToken: "1 day",
+                connect: "1 day",
+                total: "1 day",
+              },
+            },
+          )
+          const pull = yield* Stream.toPull(client.stream(hello))
+          const tags: Array<string> = [...(yield* pull)].map((event) => event._tag)
+          // An hour passes while the caller does something else: the server is not to blame.
+          yield* TestClock.adjust("1 hour")
+          while (!tags.includes("Completed")) {
+            for (const event of yield* pull) tags.push(event._tag)
+          }
+          assert.strictEqual(tags.at(-1), "Completed")
+        }),
+      ),
+  )
+
   it.live("no answer at all is a connect Timeout, retried, each attempt abandoned", () =>
     Effect.gen(function* () {
       const { server, client } = yield* serverAndClient([Answer.hang, Answer.hang], {

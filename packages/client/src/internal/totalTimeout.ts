@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 
 /**
  * The total time limit of a call, retries included (D10). A whole answer and a list of models are
- * raced against it once; a stream starts a {@link Deadline} and checks it at each wait.
+ * raced against it once; a stream starts a {@link Deadline}, races its opening against what is left
+ * and has its reads watched until it ends.
  */
 export interface TotalTimeout {
   readonly effect: <A, R>(

@@ -1,42 +1,59 @@
 import type { ToolCall } from "@svir/core"
-import { Completion, Event, Json, SvirError } from "@svir/core"
+import { type Completion, Event, Json, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 import { makeThinkSplitter, type ThinkPiece, type ThinkSplitter } from "./think.js"
 
 type JsonObject = { readonly [key: string]: unknown }
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /**
- * A text that arrives in pieces (D45): each run of 256 pieces is joined into one string as it
- * fills, and the whole is joined at the end. One string holds the same characters in much less
- * memory than a string per piece (each has its own header), so a long answer holds about its own
- * size, where an array of its pieces held twice that.
+ * A text that arrives in pieces (D45, D47): each run of 256 pieces is appended to one string
+ * with `+=` (which only links the pieces, a rope) and made flat as it fills, and the runs are
+ * linked at the end. One flat string holds the same characters in much less memory than a string
+ * or a rope node per piece (each has its own header), so a long answer holds about its own size;
+ * and the whole is handed out as a rope, copied once, and only if it is read.
  */
 class Pieces {
-  private readonly runs: Array<string> = []
-  private recent: Array<string> = []
+  private runs: Array<string> | undefined
+  private recent = ""
+  private count = 0
 
   constructor(first = "") {
     this.add(first)
   }
 
   get empty(): boolean {
-    return this.runs.length === 0 && this.recent.length === 0
+    return this.runs === undefined && this.count === 0
   }
 
   add(piece: string): void {
     if (piece === "") return
-    this.recent.push(piece)
-    if (this.recent.length === 256) {
-      this.runs.push(this.recent.join(""))
-      this.recent = []
+    this.recent += piece
+    if (++this.count === 256) {
+      this.runs ??= []
+      this.runs.push(flat(this.recent))
+      this.recent = ""
+      this.count = 0
     }
   }
 
   join(): string {
-    return this.runs.join("") + this.recent.join("")
+    if (this.runs === undefined) return this.recent
+    let whole = ""
+    for (const run of this.runs) whole += run
+    return whole + this.recent
   }
+}
+
+/**
+ * D47: the same string, made flat (one block of characters) in place. Reading a rope as a number
+ * flattens it in V8 (the `flatstr` trick); the number is thrown away.
+ */
+const flat = (text: string): string => {
+  Number(text)
+  return text
 }
 
 /** A call being assembled from its pieces. */
@@ -166,22 +183,30 @@ export const unknownFinish = (finish: string): SvirError.SvirError =>
   })
 
 /** D30: the keys of a delta this codec reads; any other key with a value is unknown. */
-const deltaKeys: ReadonlySet<string> = new Set([
-  "role",
-  "content",
-  "refusal",
-  "reasoning_content",
-  "reasoning",
-  "tool_calls",
-])
+const isDeltaKey = (key: string): boolean => {
+  // D47: a switch, not a set: keys from `JSON.parse` are interned, so each case is one compare.
+  switch (key) {
+    case "role":
+    case "content":
+    case "refusal":
+    case "reasoning_content":
+    case "reasoning":
+    case "tool_calls":
+      return true
+    default:
+      return false
+  }
+}
 
 /** D13: reasoning by source, each source's pieces in arrival order, sources in first appearance. */
 export class ReasoningBySource {
   readonly all: Array<string> = []
-  private readonly sources = new Map<string, Array<string>>()
+  /** Made for the first piece (D47: most answers have no reasoning). */
+  private sources: Map<string, Array<string>> | undefined
 
   add(source: string, text: string): void {
     this.all.push(text)
+    this.sources ??= new Map()
     const pieces = this.sources.get(source)
     if (pieces === undefined) this.sources.set(source, [text])
     else pieces.push(text)
@@ -189,6 +214,7 @@ export class ReasoningBySource {
 
   joined(): Array<Completion.Reasoning> {
     const joined: Array<Completion.Reasoning> = []
+    if (this.sources === undefined) return joined
     for (const [source, pieces] of this.sources) joined.push({ source, text: pieces.join("") })
     return joined
   }
@@ -252,9 +278,12 @@ export class Assembly {
   /** D45: made for the first content with a `<`; before it, content is text as it came. */
   private think: ThinkSplitter | undefined
   private readonly calls: Array<CallSlot> = []
-  /** The call each wire index currently points at (D15: an index can be reused). */
-  private readonly callAtIndex = new Map<number, number>()
-  private readonly ids = new Set<string>()
+  /**
+   * The call each wire index currently points at (D15: an index can be reused), and the ids in
+   * use; made for the first call (D47: most answers have none).
+   */
+  private callAtIndex: Map<number, number> | undefined
+  private ids: Set<string> | undefined
   private indexReused = false
   private finish: WireFinish | undefined
   private filtered = false
@@ -409,7 +438,7 @@ export class Assembly {
 
   private delta(delta: JsonObject, out: Array<Event.Event>): SvirError.SvirError | undefined {
     for (const key in delta) {
-      if (!deltaKeys.has(key) && delta[key] !== null && !this.options.lenient) {
+      if (!isDeltaKey(key) && delta[key] !== null && !this.options.lenient) {
         // D30: strict mode does not drop a part of the answer it cannot read without a word.
         return SvirError.make(
           "Unsupported",
@@ -549,7 +578,7 @@ export class Assembly {
     let slot: number | undefined
     let adopted: string | undefined
     if (wireIndex !== undefined) {
-      slot = this.callAtIndex.get(wireIndex)
+      slot = this.callAtIndex?.get(wireIndex)
       if (slot !== undefined && id !== undefined && id !== this.calls[slot]!.id) {
         const call = this.calls[slot]!
         if (call.generated && call.fragments.empty) {
@@ -591,8 +620,12 @@ export class Assembly {
       }
       // D23: an id another call already has is kept; the encoder answers such calls in order.
       this.calls.push(call)
+      this.ids ??= new Set()
       this.ids.add(call.id)
-      if (wireIndex !== undefined) this.callAtIndex.set(wireIndex, slot)
+      if (wireIndex !== undefined) {
+        this.callAtIndex ??= new Map()
+        this.callAtIndex.set(wireIndex, slot)
+      }
       out.push(
         name === undefined
           ? Event.toolCallDelta({ index: slot, id: call.id, arguments: fragment })
@@ -625,14 +658,14 @@ export class Assembly {
   }
 
   private adoptId(call: CallSlot, id: string): void {
-    this.ids.delete(call.id)
+    this.ids?.delete(call.id)
     call.id = id
     call.generated = false
-    this.ids.add(id)
+    this.ids?.add(id)
   }
 
   private newId(): string {
-    return Options.freshCallId(this.options.makeCallId, (id) => this.ids.has(id))
+    return Options.freshCallId(this.options.makeCallId, (id) => this.ids?.has(id) === true)
   }
 
   private finishWith(finish: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
@@ -760,17 +793,17 @@ export const settle = (draft: Draft): Result.Result<Completion.Completion, SvirE
   } else {
     finish = "stop"
   }
-  return Result.succeed(
-    Completion.make({
-      text: draft.text,
-      reasoning: draft.reasoning.all.join(""),
-      reasoningBySource: draft.reasoning.joined(),
-      refusal: draft.refusal,
-      calls,
-      finish,
-      ...(draft.id === undefined ? {} : { id: draft.id }),
-      ...(draft.model === undefined ? {} : { model: draft.model }),
-      ...(draft.usage === undefined ? {} : { usage: draft.usage }),
-    }),
-  )
+  // D47: optional fields are set one by one; a spread of each cost a small answer 0.1 µs.
+  const completion: Mutable<Completion.Completion> = {
+    text: draft.text,
+    reasoning: draft.reasoning.all.join(""),
+    reasoningBySource: draft.reasoning.joined(),
+    refusal: draft.refusal,
+    calls,
+    finish,
+  }
+  if (draft.id !== undefined) completion.id = draft.id
+  if (draft.model !== undefined) completion.model = draft.model
+  if (draft.usage !== undefined) completion.usage = draft.usage
+  return Result.succeed(completion)
 }
