@@ -9,7 +9,6 @@ import type { Completion, Event } from "@svir/core"
 import { type Codec, Json, Request, SvirError } from "@svir/core"
 import { OpenAiCodec } from "@svir/openai-codec"
 import * as Channel from "effect/Channel"
-import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -21,6 +20,7 @@ import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Attachments from "./internal/attachments.js"
+import * as Environment from "./internal/environment.js"
 import * as LeanRetry from "./internal/leanRetry.js"
 import * as RetryPolicy from "./internal/retryPolicy.js"
 import * as Settings from "./internal/settings.js"
@@ -209,21 +209,12 @@ export class Client extends Context.Service<Client, Service>()("@svir/client/Cli
 const connectTimeout = (limit: string) =>
   `the server sent no answer within ${limit} (connect timeout)`
 
-// An empty OPENAI_API_KEY is the shell's way of saying there is none.
-const keyFromEnvironment = Effect.map(
-  Settings.fromConfig(Config.Redacted("OPENAI_API_KEY"), "OPENAI_API_KEY"),
-  (key) => (key === undefined || Redacted.value(key).trim() === "" ? undefined : key),
-)
-
 const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, SvirError.SvirError> =>
   Effect.gen(function* () {
-    const baseUrl =
-      options.baseUrl ??
-      (yield* Settings.fromConfig(Config.String("OPENAI_BASE_URL"), "OPENAI_BASE_URL")) ??
-      Settings.defaultBaseUrl
+    const baseUrl = options.baseUrl ?? (yield* Environment.baseUrl) ?? Settings.defaultBaseUrl
     const rawKey =
       options.apiKey === undefined
-        ? yield* keyFromEnvironment
+        ? yield* Environment.apiKey
         : Redacted.isRedacted(options.apiKey)
           ? options.apiKey
           : Redacted.make(options.apiKey)

@@ -1,6 +1,5 @@
 import type { Codec } from "@svir/core"
 import { Redaction, SvirError } from "@svir/core"
-import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -230,13 +229,3 @@ export const redactionOf = (
     ...(apiKey === undefined ? [] : [Redacted.value(apiKey)]),
     ...Object.values(headers),
   ])
-
-/** Reads an environment setting through Effect Config; absent is `undefined`. */
-export const fromConfig = <A>(
-  config: Config.Config<A>,
-  name: string,
-): Effect.Effect<A | undefined, SvirError.SvirError> =>
-  Config.option(config).pipe(
-    Effect.map(Option.getOrUndefined),
-    Effect.mapError(() => configError(`${name} could not be read`)),
-  )
