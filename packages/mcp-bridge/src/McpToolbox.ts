@@ -3,8 +3,9 @@
  *
  * @since 0.1.0
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
   Json,
   Redaction,
@@ -18,16 +19,31 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Content from "./Content.js"
-import { boundedFetch } from "./internal/boundedFetch.js"
 import { hookClient } from "./internal/clientHooks.js"
-import { type ConnectionState, makeConnectionState } from "./internal/connection.js"
-import { toSvirError } from "./internal/failure.js"
+import { makeConnectionState } from "./internal/connection.js"
 import { listTools } from "./internal/listing.js"
+import { clientFeatures, makeClient } from "./internal/mcpClient.js"
 import { makeProbe } from "./internal/probe.js"
-import { makeTail } from "./internal/process.js"
+import {
+  connectHttp,
+  connectSse,
+  type RemoteSettings,
+  serverFetch,
+} from "./internal/remoteConnection.js"
+import { headerSecrets, makeGrowingRedaction, watchedProvider } from "./internal/remoteSecrets.js"
 import { type CallSender, type CallSettings, makeCallSender } from "./internal/sendCall.js"
-import { GroupStdioTransport } from "./internal/stdioTransport.js"
+import {
+  type Connection,
+  type Connector,
+  makeSession,
+  type ReconnectPolicy,
+  type Session,
+} from "./internal/session.js"
+import type { SkippedTool } from "./internal/skippedTool.js"
+import { connectStdio } from "./internal/stdioConnection.js"
 import { makeToolCache, type ToolCache } from "./internal/toolCache.js"
+import * as McpPrompts from "./McpPrompts.js"
+import * as McpResources from "./McpResources.js"
 import * as ToolName from "./ToolName.js"
 
 /**
@@ -69,8 +85,25 @@ export interface Options {
   readonly media?: Content.Media | undefined
   /** The most characters of a result kept. Default 100 000. */
   readonly maxResultChars?: number | undefined
-  /** Called for every progress report of a call. */
+  /**
+   * Called with a call's progress reports, in the order the server sent them, for each report the
+   * client reads before the call's answer. The SDK drops a report read after the answer or
+   * together with it, so the last one may never come: the result says a call is done (D22).
+   */
   readonly onProgress?: ((event: ProgressEvent) => void) | undefined
+  /**
+   * Directories servers may work in, each a `file://` URI, which `roots/list` answers with. The
+   * `roots` capability is declared only when this is given; the list is fixed for the toolbox's
+   * life. Not used by `fromClient`.
+   */
+  readonly roots?:
+    | ReadonlyArray<{ readonly uri: string; readonly name?: string | undefined }>
+    | undefined
+  /**
+   * How long the `Elicitation` service may take to answer a server before the answer is
+   * `cancel`. Default 600 000. Not used by `fromClient`.
+   */
+  readonly elicitationTimeoutMillis?: number | undefined
 }
 
 /**
@@ -97,6 +130,63 @@ export interface StdioServer {
    * its process group is sent SIGTERM, then SIGKILL. Default 2 000.
    */
   readonly stopGraceMillis?: number | undefined
+  /**
+   * Whether a server that exited is started again by the next call that finds it gone, and how
+   * (`true`: 3 tries, 200 ms apart, then doubling). Off by default: what the server held is lost
+   * with its process (DECISIONS.md D15).
+   */
+  readonly restart?: boolean | Reconnect | undefined
+}
+
+/**
+ * How a lost connection is made again: each call that finds the server gone (a process that
+ * exited, a session the server no longer knows, a server that cannot be reached) makes at most
+ * `attempts` tries, the second `backoffMillis` after the first and each later one twice as long
+ * after the one before. The tools are listed again on the new connection.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Reconnect {
+  /** The most tries at connecting again. Default 3. */
+  readonly attempts?: number | undefined
+  /** The wait before the second try, doubled for each try after it. Default 200. */
+  readonly backoffMillis?: number | undefined
+}
+
+/**
+ * A server reached over HTTP, by `sse` (the legacy SSE transport) or `http`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RemoteServer {
+  readonly url: string | URL
+  /**
+   * Sent with every request to the server's origin (never to an authorization server), for
+   * example an `Authorization` header.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * Authorizes with OAuth: a 401 with `WWW-Authenticate` runs the SDK's flow with this provider
+   * (discovery, registration, token, refresh). The tokens and the client secret it gives never
+   * appear in an error, a failed result or a log line. A flow that needs a person fails with an
+   * Authentication error: see the README.
+   */
+  readonly authProvider?: OAuthClientProvider | undefined
+  /** How long connecting and initializing may take, per transport tried. Default 30 000. */
+  readonly connectTimeoutMillis?: number | undefined
+  /**
+   * The largest message read from the server, in bytes. A larger answer fails its own call and
+   * is never held in memory whole; the body of an HTTP error is cut at this size. Default
+   * 10 485 760 (10 MiB).
+   */
+  readonly maxMessageBytes?: number | undefined
+  /**
+   * Whether a lost session is replaced by a new one, and how (`true`: 3 tries, 200 ms apart,
+   * then doubling). On by default (DECISIONS.md D12, D14).
+   */
+  readonly reconnect?: boolean | Reconnect | undefined
 }
 
 /**
@@ -105,44 +195,51 @@ export interface StdioServer {
  * @since 0.1.0
  * @category models
  */
-export interface HttpServer {
-  readonly url: string | URL
-  /** Sent with every request, for example an `Authorization` header. */
-  readonly headers?: Readonly<Record<string, string>> | undefined
-  /** How long initializing may take. Default 30 000. */
-  readonly connectTimeoutMillis?: number | undefined
+export interface HttpServer extends RemoteServer {
   /**
-   * The largest message read from the server, in bytes. A larger answer fails its own call and
-   * is never held in memory whole; the body of an HTTP error is cut at this size. Default
-   * 10 485 760 (10 MiB).
+   * Whether a server that answers the first POST with 400, 404 or 405 is tried with the legacy
+   * SSE transport at the same URL. Default `true` (DECISIONS.md D18).
    */
-  readonly maxMessageBytes?: number | undefined
+  readonly sseFallback?: boolean | undefined
 }
+
+/**
+ * A tool of the server's list that is not offered, and why (DECISIONS.md D20).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type { SkippedTool } from "./internal/skippedTool.js"
 
 /**
  * A toolbox over one MCP server. `tools` is the list last fetched, fetched again after the server
  * says it changed; `call` never fails. `serverNames` maps each offered name to the server's own;
- * `refresh` fetches the list now; `pid` is the server process's id when this package started it.
+ * `skipped` gives the server's tools of that list that are not offered, and why (each is also
+ * logged as a warning when the server listed it wrongly); `refresh` fetches the list now; `pid`
+ * is the id of the server process running now, when this package started it (a getter: after a
+ * restart it is the new process's, and it is `undefined` while none runs). `resources` and
+ * `prompts` reach the server's resources and prompts over the same connection.
  *
  * @since 0.1.0
  * @category models
  */
 export interface McpToolbox extends Toolbox.Toolbox {
   readonly serverNames: Effect.Effect<ReadonlyMap<string, string>>
+  readonly skipped: Effect.Effect<ReadonlyArray<SkippedTool>>
   readonly refresh: Effect.Effect<ReadonlyArray<Tool.Tool>, SvirError.SvirError>
   readonly pid: number | undefined
+  readonly resources: McpResources.McpResources
+  readonly prompts: McpPrompts.McpPrompts
 }
 
-const clientInfo = { name: "svir-mcp-bridge", version: "0.1.0" }
 const defaultTimeoutMillis = 60_000
 const defaultMaxTotalMillis = 600_000
 const defaultListTimeoutMillis = 30_000
 const defaultConnectTimeoutMillis = 30_000
-const closeGraceMillis = 3_000
 const defaultStopGraceMillis = 2_000
 // The bound of the SDK's own stdio transport (its HTTP transport has none).
 const defaultMaxMessageBytes = 10 * 1024 * 1024
-const stderrTailChars = 2_000
+const defaultReconnect: ReconnectPolicy = { attempts: 3, backoffMillis: 200 }
 
 /**
  * Bridges a Client that is already connected (one that is not is a Config error). The tools are
@@ -151,7 +248,7 @@ const stderrTailChars = 2_000
  *
  * @example
  * ```ts
- * import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+ * import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
  * import { Effect } from "effect"
  * import { McpToolbox } from "@svir/mcp-bridge"
  *
@@ -172,18 +269,29 @@ export const fromClient = (
     ? Effect.fail(
         SvirError.make("Config", "the MCP Client is not connected: connect it before bridging it"),
       )
-    : bridge(client, options, {
-        pid: undefined,
-        closeReason: () => "the server closed the connection",
-        redaction: Redaction.none,
-      })
+    : bridge(
+        Effect.sync(() => callerConnection(client)),
+        undefined,
+        options,
+        Redaction.none,
+      )
+
+/** The caller's Client as the one connection of a toolbox: it is never made again. */
+const callerConnection = (client: Client): Connection => ({
+  client,
+  state: makeConnectionState(() => "the server closed the connection"),
+  pid: undefined,
+  unreached: () => undefined,
+})
 
 /**
  * Starts a server process in a process group of its own, connects to it over stdio and bridges
  * its tools. When the Scope closes, the whole group is stopped (end of input, then SIGTERM, then
  * SIGKILL) and waited for, so that what the server started (through `sh -c` or `npx`) goes too. A
  * server that cannot be started is a Transport error, one that does not initialize in time a
- * Timeout error; both quote the end of what the server wrote to stderr.
+ * Timeout error; both quote the end of what the server wrote to stderr. When the server exits,
+ * the calls in flight fail at once; with `restart`, the next call starts it again, and the tools
+ * are listed again.
  *
  * @example
  * ```ts
@@ -191,7 +299,7 @@ export const fromClient = (
  * import { McpToolbox } from "@svir/mcp-bridge"
  *
  * const files = McpToolbox.stdio(
- *   { command: "mcp-server-filesystem", args: ["/srv/notes"] },
+ *   { command: "mcp-server-filesystem", args: ["/srv/notes"], restart: true },
  *   { prefix: "files" },
  * )
  * ```
@@ -206,76 +314,34 @@ export const stdio = (
   Effect.gen(function* () {
     // A server that fails often prints its environment, or the token it was given, to stderr.
     const redaction = Redaction.make(Object.values(server.env ?? {}))
-    const stderr = makeTail(stderrTailChars)
-    const lastWords = () => {
-      const text = stderr.text()
-      return text === "" ? "" : `; its last words on stderr: ${text}`
-    }
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(
-        (): StdioChild => ({
-          client: new Client(clientInfo),
-          transport: new GroupStdioTransport({
-            command: server.command,
-            args: server.args ?? [],
-            env: server.env,
-            cwd: server.cwd,
-            maxMessageBytes: server.maxMessageBytes ?? defaultMaxMessageBytes,
-            stopGraceMillis: server.stopGraceMillis ?? defaultStopGraceMillis,
-            onStderr: stderr.push,
-          }),
-          pid: undefined,
-          connected: false,
-        }),
-      ),
-      closeStdio,
-    )
-    yield* Effect.tryPromise({
-      try: (signal) => {
-        const connecting = child.client.connect(child.transport, {
-          signal,
-          timeout: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
-        })
-        // The process is spawned before connect first waits; a failed connect forgets its id.
-        child.pid = child.transport.pid
-        return connecting
+    const features = yield* clientFeatures(options, redaction)
+    const restart = yield* reconnectPolicy(server.restart, false)
+    const connect = connectStdio({
+      parameters: {
+        command: server.command,
+        args: server.args ?? [],
+        env: server.env,
+        cwd: server.cwd,
+        maxMessageBytes: server.maxMessageBytes ?? defaultMaxMessageBytes,
+        stopGraceMillis: server.stopGraceMillis ?? defaultStopGraceMillis,
       },
-      catch: (error) => {
-        const failure = toSvirError(`starting the MCP server ${server.command}`, error)
-        return redaction.error(
-          SvirError.make(failure.kind, `${failure.message}${lastWords()}`, { cause: error }),
-        )
-      },
-    })
-    child.connected = true
-    return yield* bridge(child.client, options, {
-      pid: child.pid,
-      closeReason: () => `the server process exited${lastWords()}`,
+      connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
       redaction,
+      newClient: () => makeClient(features),
     })
-  })
-
-interface StdioChild {
-  readonly client: Client
-  readonly transport: GroupStdioTransport
-  pid: number | undefined
-  connected: boolean
-}
-
-// A server that never finished initializing is owed no graceful end of input: it is sent
-// SIGTERM at once, so that a failed start does not leave it running for a grace period.
-const closeStdio = (child: StdioChild): Effect.Effect<void> =>
-  Effect.promise(async () => {
-    await child.transport.stop(child.connected)
-    await child.client.close().catch(() => undefined)
+    return yield* bridge(connect, restart, options, redaction)
   })
 
 /**
  * Connects to a server over Streamable HTTP and bridges its tools. When the Scope closes, the
  * session is ended (an HTTP DELETE, given up after a short wait) and the Client closed. The values
  * of the configured headers (and the credentials of an `Authorization` header without its scheme)
- * are replaced by `[redacted]` in every error, failed result and log line of the toolbox, in
- * whatever form a server echoes them (see `Redaction` of `@svir/core`).
+ * and the tokens of `authProvider` are replaced by `[redacted]` in every error, failed result and
+ * log line of the toolbox, in whatever form a server echoes them (see `Redaction` of
+ * `@svir/core`). A session the server no longer knows (HTTP 404) or a server that cannot be
+ * reached is connected to again by the next call, and a call that did not reach the server is
+ * sent once more (`reconnect`). A server that answers the first POST with 400, 404 or 405 is
+ * tried with the legacy SSE transport (`sseFallback`).
  *
  * @example
  * ```ts
@@ -295,104 +361,160 @@ export const http = (
   server: HttpServer,
   options: Options = {},
 ): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
+  remote(server, options, (settings) => connectHttp(settings, server.sseFallback ?? true))
+
+/**
+ * Connects to a server over the legacy SSE transport of protocol revision 2024-11-05 (a GET event
+ * stream, and POSTs to the URL its first event names) and bridges its tools. Everything `http`
+ * does holds, but for the session's end: a legacy session ends with its event stream, which
+ * closes when the Scope closes. When that stream breaks, the calls in flight fail at once, and
+ * the next call connects again (`reconnect`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpToolbox } from "@svir/mcp-bridge"
+ *
+ * const legacy = McpToolbox.sse({ url: "http://127.0.0.1:3001/sse" }, { prefix: "old" })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sse = (
+  server: RemoteServer,
+  options: Options = {},
+): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
+  remote(server, options, connectSse)
+
+/** Bridges a server over HTTP, connected to by `connectWith`. */
+const remote = (
+  server: RemoteServer,
+  options: Options,
+  connectWith: (settings: RemoteSettings) => Connector,
+): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
   Effect.gen(function* () {
     const url = yield* Effect.try({
       try: () => new URL(server.url),
       catch: () => SvirError.make("Config", `${JSON.stringify(String(server.url))} is not a URL`),
     })
-    const redaction = Redaction.make(headerSecrets(server.headers ?? {}))
-    const { client, transport } = yield* Effect.acquireRelease(
-      Effect.sync(() => ({
-        client: new Client(clientInfo),
-        transport: new StreamableHTTPClientTransport(url, {
-          requestInit: { headers: { ...server.headers } },
-          fetch: boundedFetch(server.maxMessageBytes ?? defaultMaxMessageBytes),
-        }),
-      })),
-      ({ client, transport }) => closeHttp(client, transport),
-    )
-    yield* Effect.tryPromise({
-      try: (signal) =>
-        client.connect(transport, {
-          signal,
-          timeout: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
-        }),
-      catch: (error) =>
-        redaction.error(toSvirError(`connecting to the MCP server at ${url.href}`, error)),
-    })
-    return yield* bridge(client, options, {
-      pid: undefined,
-      closeReason: () => "the connection to the server closed",
+    const headers = server.headers ?? {}
+    // Grows with the tokens the provider hands out (D17).
+    const redaction = makeGrowingRedaction(headerSecrets(headers))
+    const features = yield* clientFeatures(options, redaction)
+    const reconnect = yield* reconnectPolicy(server.reconnect, true)
+    const connect = connectWith({
+      url,
+      fetch: serverFetch(url, headers, server.maxMessageBytes ?? defaultMaxMessageBytes),
+      authProvider:
+        server.authProvider === undefined
+          ? undefined
+          : watchedProvider(server.authProvider, redaction),
+      connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
       redaction,
+      newClient: () => makeClient(features),
     })
+    return yield* bridge(connect, reconnect, options, redaction)
   })
 
-/**
- * The header values, and the credentials of `Authorization: <scheme> <credentials>` alone, which
- * servers echo without the scheme (DECISIONS.md D3).
- */
-const headerSecrets = (headers: Readonly<Record<string, string>>): Array<string> =>
-  Object.entries(headers).flatMap(([name, value]) => {
-    const credentials = /^\S+\s+(\S.*)$/.exec(value)?.[1]
-    return /^(proxy-)?authorization$/i.test(name) && credentials !== undefined
-      ? [value, credentials]
-      : [value]
-  })
-
-const closeHttp = (client: Client, transport: StreamableHTTPClientTransport): Effect.Effect<void> =>
-  Effect.tryPromise(() => transport.terminateSession()).pipe(
-    Effect.timeout(closeGraceMillis),
-    Effect.ignore,
-    Effect.andThen(Effect.promise(() => client.close().catch(() => undefined))),
-  )
-
-/** How the Client reached its server, as the bridge needs to know it. */
-interface ConnectionInfo {
-  readonly pid: number | undefined
-  /** Why calls can no longer be answered once the transport has closed. */
-  readonly closeReason: () => string
-  /** Applied to every error, failed result and log line of the toolbox. */
-  readonly redaction: Redaction.Redaction
+/** The policy of a `restart` or `reconnect` option; a Config error for bounds that make none. */
+const reconnectPolicy = (
+  option: boolean | Reconnect | undefined,
+  byDefault: boolean,
+): Effect.Effect<ReconnectPolicy | undefined, SvirError.SvirError> => {
+  if (option === false || (option === undefined && !byDefault)) return Effect.undefined
+  const given = typeof option === "object" ? option : {}
+  const attempts = given.attempts ?? defaultReconnect.attempts
+  const backoffMillis = given.backoffMillis ?? defaultReconnect.backoffMillis
+  return Number.isInteger(attempts) && attempts >= 1 && backoffMillis >= 0
+    ? Effect.succeed({ attempts, backoffMillis })
+    : Effect.fail(
+        SvirError.make(
+          "Config",
+          `a reconnect policy needs at least 1 attempt and a backoff of 0 ms or more, not ${attempts} and ${backoffMillis}`,
+        ),
+      )
 }
 
+/**
+ * Connects with `connect`, lists the tools and answers calls on the connection of the moment,
+ * which `reconnect` makes again when it is lost (D12-D16). `redaction` applies to every error,
+ * failed result and log line of the toolbox.
+ */
 const bridge = (
-  client: Client,
+  connect: Connector,
+  reconnect: ReconnectPolicy | undefined,
   options: Options,
-  info: ConnectionInfo,
+  redaction: Redaction.Redaction,
 ): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
   Effect.gen(function* () {
     const prefix =
       options.prefix === undefined ? undefined : yield* ToolName.validatePrefix(options.prefix)
-    const { redaction } = info
-    const connection = makeConnectionState(info.closeReason)
-    const listing = listTools(client, {
-      prefix,
+    // Each listing asks the connection of its moment.
+    const listing = Effect.suspend(() =>
+      listTools(session.current().client, {
+        prefix,
+        redaction,
+        maxPages: options.maxPages ?? 100,
+        maxTools: options.maxTools ?? 1_000,
+        timeoutMillis: options.listTimeoutMillis ?? defaultListTimeoutMillis,
+      }),
+    )
+    const cache = makeToolCache(
+      listing,
+      () => session.current().state.closed() !== undefined,
       redaction,
-      maxPages: options.maxPages ?? 100,
-      maxTools: options.maxTools ?? 1_000,
-      timeoutMillis: options.listTimeoutMillis ?? defaultListTimeoutMillis,
-    })
-    const cache = makeToolCache(listing, () => connection.closed() !== undefined, redaction)
-    yield* hookClient(client, {
-      onError: makeProbe(client, connection),
-      onClose: connection.markClosed,
-      onToolListChanged: cache.listChanged,
+    )
+    const session: Session = yield* makeSession(connect, {
+      reconnect,
+      redaction,
+      onConnection: (connection) =>
+        hookClient(connection.client, {
+          onError: makeProbe(connection, reconnect !== undefined),
+          onClose: connection.state.markClosed,
+          onToolListChanged: cache.listChanged,
+        }),
+      // A restarted server may offer other tools (D16).
+      afterReconnect: cache.refresh.pipe(
+        Effect.catch((error) =>
+          Effect.logWarning(
+            redaction.text(
+              `MCP tools could not be listed on the new connection; keeping the earlier list: ${error.message}`,
+            ),
+          ),
+        ),
+        Effect.asVoid,
+      ),
     })
     yield* cache.refresh
 
-    const send = makeCallSender(client, connection, {
+    const call = makeAnswerer(cache, session, {
       timeoutMillis: options.timeoutMillis ?? defaultTimeoutMillis,
       maxTotalMillis: options.maxTotalMillis ?? defaultMaxTotalMillis,
       content: { media: options.media, maxChars: options.maxResultChars },
       redaction,
       onProgress: withProgressListener(options.onProgress),
     })
+    const client = () => session.current().client
     return {
       tools: Effect.map(cache.current, (offered) => offered.tools),
-      call: answerCall(cache, connection, send, redaction),
+      call,
       serverNames: Effect.map(cache.current, (offered) => offered.serverNames),
-      refresh: Effect.map(cache.refresh, (offered) => offered.tools),
-      pid: info.pid,
+      skipped: Effect.map(cache.current, (offered) => offered.skipped),
+      refresh: Effect.flatMap(session.live, () =>
+        Effect.map(cache.refresh, (offered) => offered.tools),
+      ),
+      // The process running now: none between an exit and the restart (D16).
+      get pid() {
+        const connection = session.current()
+        return connection.state.closed() === undefined ? connection.pid : undefined
+      },
+      resources: McpResources.make(client, redaction, {
+        timeoutMillis: options.listTimeoutMillis,
+      }),
+      prompts: McpPrompts.make(client, redaction, {
+        timeoutMillis: options.listTimeoutMillis,
+      }),
     }
   })
 
@@ -405,19 +527,40 @@ const withProgressListener = (
     : (call, progress) => listener({ callId: call.id, name: call.name, ...progress })
 
 /**
- * Answers a call through `send`. A name not offered, arguments that are not a JSON object and a
- * connection already closed give a failed result without a word to the server. The text of every
- * failed result may quote what the server or the model echoed of a secret: it is redacted, here
- * and in `send`, on the failure paths only (D3, D8).
+ * Answers calls on the session's connection. A name not offered, arguments that are not a JSON
+ * object and a connection already closed give a failed result without a word to the server; a
+ * closed connection is made again first when the session reconnects, and a call that did not
+ * reach the server is sent once more on a new one (D12, D13). The text of every failed result may
+ * quote what the server or the model echoed of a secret: it is redacted, here and in the sender,
+ * on the failure paths only (D3, D8).
  */
-const answerCall =
-  (
-    cache: ToolCache,
-    connection: ConnectionState,
-    send: CallSender,
-    redaction: Redaction.Redaction,
-  ) =>
-  (call: ToolCall.ToolCall): Effect.Effect<ToolResult.ToolResult> =>
+const makeAnswerer = (
+  cache: ToolCache,
+  session: Session,
+  settings: Omit<CallSettings, "resend">,
+): ((call: ToolCall.ToolCall) => Effect.Effect<ToolResult.ToolResult>) => {
+  const { redaction } = settings
+  const reconnectThenAnswer = (
+    call: ToolCall.ToolCall,
+    stale: Connection,
+    why: string,
+  ): Effect.Effect<ToolResult.ToolResult> =>
+    session.replace(stale, why).pipe(
+      Effect.matchEffect({
+        onFailure: (error) =>
+          failed(call, `tool ${call.name} cannot be called: ${error.message}`, redaction),
+        // Once only: what fails on the new connection fails the call.
+        onSuccess: () => answer(call, false),
+      }),
+    )
+  const send: CallSender = makeCallSender({
+    ...settings,
+    resend: session.reconnects ? reconnectThenAnswer : undefined,
+  })
+  const answer = (
+    call: ToolCall.ToolCall,
+    mayReconnect: boolean,
+  ): Effect.Effect<ToolResult.ToolResult> =>
     Effect.flatMap(cache.current, (offered) => {
       const serverName = offered.serverNames.get(call.name)
       if (serverName === undefined) {
@@ -429,12 +572,18 @@ const answerCall =
       if (!Json.isObject(args.success)) {
         return failed(call, `the arguments of ${call.name} must be a JSON object`, redaction)
       }
-      const closed = connection.closed()
-      if (closed !== undefined) {
+      const connection = session.current()
+      const closed = connection.state.closed()
+      if (closed === undefined) {
+        return send(connection, call, serverName, args.success, mayReconnect)
+      }
+      if (!mayReconnect || !session.reconnects) {
         return failed(call, `tool ${call.name} cannot be called: ${closed}`, redaction)
       }
-      return send(call, serverName, args.success)
+      return reconnectThenAnswer(call, connection, closed)
     })
+  return (call) => answer(call, true)
+}
 
 /** A failed result whose text may quote a secret the server or the model echoed (D3). */
 const failed = (call: ToolCall.ToolCall, text: string, redaction: Redaction.Redaction) =>

@@ -175,7 +175,10 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
         [["lookup", ""]],
       )
       assert.strictEqual(logs.logged.length, 1)
-      assert.include(logs.logged[0], "name already taken were left out: lookup")
+      assert.include(
+        logs.logged[0],
+        'the tool \\"lookup\\" and the bridge leaves it out: an earlier tool of the server has the same name',
+      )
     }),
   )
 

@@ -152,7 +152,7 @@ describe("McpToolbox over stdio, with @modelcontextprotocol/server-everything", 
         toolbox,
         [slow, { ...slow, id: "c2" }],
         progress.allReported,
-        () => process.kill(toolbox.pid!, "SIGKILL"),
+        Effect.sync(() => process.kill(toolbox.pid!, "SIGKILL")),
       )
       assert.isBelow(millisAfterKill, 5_000)
       assert.deepStrictEqual(failed, [

@@ -119,7 +119,9 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
       )
       const error = yield* Effect.flip(McpToolbox.http({ url }))
       assert.strictEqual(error.kind, "Protocol")
-      assert.match(error.message, /cursor "same" again/)
+      assert.match(error.message, /gave a cursor again on page 2/)
+      // The cursor is the server's text (D5).
+      assert.strictEqual(error.serverMessage, "same")
       assert.strictEqual(pages, 2)
     }),
   )
@@ -148,7 +150,8 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
       )
       const tools = yield* Effect.flip(McpToolbox.http({ url }, { maxTools: 20 }))
       assert.strictEqual(tools.kind, "ResponseLimit")
-      assert.match(tools.message, /30 tools/)
+      assert.match(tools.message, /listing tools stopped at 30: more than the limit of 20/)
+      assert.strictEqual(tools.reason._tag === "ResponseLimit" && tools.reason.limit, "maxTools")
     }),
   )
 
@@ -299,7 +302,7 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
         toolbox,
         calls,
         progress.allReported,
-        () => child.kill("SIGKILL"),
+        Effect.sync(() => child.kill("SIGKILL")),
       )
       assert.isBelow(millisAfterKill, 5_000)
       assert.deepStrictEqual(failed, [

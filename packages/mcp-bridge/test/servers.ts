@@ -254,7 +254,7 @@ export const callThenKill = (
   toolbox: Toolbox.Toolbox,
   calls: ReadonlyArray<ToolCall.ToolCall>,
   inFlight: Effect.Effect<void>,
-  kill: () => void,
+  kill: Effect.Effect<void>,
 ) =>
   Effect.gen(function* () {
     const fiber = yield* Effect.forkChild(
@@ -262,7 +262,7 @@ export const callThenKill = (
     )
     yield* inFlight
     const killedAt = Date.now()
-    kill()
+    yield* kill
     const results = yield* Fiber.join(fiber)
     return {
       failed: results.map((result) => [result.callId, result.isError] as const),

@@ -18,8 +18,11 @@ export interface ConnectionState {
   readonly whenLost: (listener: (reason: string) => void) => () => void
   /** Fails every call in flight with `reason`; later calls may still be answered. */
   readonly markLost: (reason: string) => void
-  /** The transport closed: every call in flight fails, and no call is sent again. */
-  readonly markClosed: () => void
+  /**
+   * The transport closed, or the connection was given up for a new one (`reason`, which a later
+   * close does not change): every call in flight fails, and no call is sent on it again.
+   */
+  readonly markClosed: (reason?: string) => void
   /** The count of calls waiting for an answer. */
   readonly inFlight: () => number
 }
@@ -45,8 +48,9 @@ export const makeConnectionState = (closeReason: () => string): ConnectionState 
       }
     },
     markLost,
-    markClosed: () => {
-      closed = closeReason()
+    markClosed: (reason) => {
+      if (closed !== undefined) return
+      closed = reason ?? closeReason()
       markLost(closed)
     },
     inFlight: () => waiting.size,

@@ -1,4 +1,7 @@
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { SvirError } from "@svir/core"
 import { answerTooLargeCode } from "./bounded.js"
@@ -89,12 +92,26 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
       },
     )
   }
-  if (error instanceof StreamableHTTPError) {
-    const status = error.code
+  if (error instanceof UnauthorizedError) {
+    return SvirError.make("Authentication", `${doing} failed: ${authorizationPending}`, {
+      status: 401,
+      cause: error,
+    })
+  }
+  // What the authorization server said, in place of tokens (D17).
+  if (error instanceof OAuthError) {
+    return SvirError.make(
+      "Authentication",
+      `${doing} failed: the authorization server answered ${error.errorCode}`,
+      { serverMessage: error.message, cause: error },
+    )
+  }
+  const status = httpStatusOf(error)
+  if (status !== undefined) {
     const kind = status === 401 || status === 403 ? "Authentication" : "Transport"
     return SvirError.make(kind, `${doing} failed: the server answered HTTP ${status}`, {
       status,
-      serverMessage: error.message,
+      serverMessage: (error as Error).message,
       cause: error,
     })
   }
@@ -105,11 +122,90 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
 }
 
 /**
- * Why a call got no result, as its failed result says it: a timeout of the SDK, the connection
- * closed under it (`closeReason`), or anything else the SDK rejected with.
+ * Why a call got no result, as its failed result says it: a timeout of the SDK, a refusal of the
+ * authorization server, the connection closed under it (`closeReason`), or anything else the SDK
+ * rejected with.
  */
 export const describeCallFailure = (name: string, error: unknown, closeReason: string): string => {
   if (isTimeout(error)) return `tool ${name} did not answer in time (${describe(error)})`
+  if (error instanceof OAuthError) {
+    return `tool ${name} failed: the authorization server answered ${error.errorCode} (${error.message})`
+  }
   if (isConnectionClosed(error)) return `tool ${name} got no answer: ${closeReason}`
   return `tool ${name} failed: ${describe(error)}`
 }
+
+/**
+ * The SDK's `UnauthorizedError` once its flow has sent the provider to the authorization page
+ * (`redirectToAuthorization`), or found it could not go on: a person must finish (D17).
+ */
+const authorizationPending =
+  "the server wants authorization that the authProvider does not have yet; once the user has " +
+  "authorized, pass the code to the SDK's auth(provider, { serverUrl, authorizationCode }) and " +
+  "connect again"
+
+/**
+ * The HTTP status a transport of the SDK failed with: a `StreamableHTTPError`'s code, an
+ * `SseError`'s, or the status the legacy SSE transport writes into the message of a failed POST
+ * (`Error POSTing to endpoint (HTTP 404): ...`, SDK 1.32 `client/sse.js`).
+ */
+export const httpStatusOf = (error: unknown): number | undefined => {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    return typeof error.code === "number" ? error.code : undefined
+  }
+  if (!(error instanceof Error)) return undefined
+  const legacy = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(error.message)
+  return legacy === null ? undefined : Number(legacy[1])
+}
+
+/** The codes of a failure to open a connection: nothing of the request was sent (D13). */
+const connectFailures = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+])
+
+/**
+ * Why a request failed before it was sent, when fetch could not open a connection to the server
+ * (its `TypeError` with the socket's error as cause); undefined for any other failure, which may
+ * have come after the server read the request (D13).
+ */
+export const unreachableReason = (error: unknown): string | undefined => {
+  if (!(error instanceof TypeError)) return undefined
+  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+  return typeof code === "string" && connectFailures.has(code)
+    ? `the server can no longer be reached (${describe(error)})`
+    : undefined
+}
+
+/**
+ * Why the server refused a request of a session, when its status says the session is gone: 404,
+ * which the spec gives a session the server has ended, and 400, which servers that forgot a
+ * session answer (D12). Undefined for any other status.
+ */
+export const sessionGoneReason = (status: number | undefined): string | undefined =>
+  status === 404
+    ? "the server answered HTTP 404: it no longer knows the session"
+    : status === 400
+      ? "the server answered HTTP 400 to a request of the session, as servers that forgot a session do"
+      : undefined
+
+/**
+ * Why calls in flight can no longer be answered, from the failure of a ping: what the server
+ * answered, when it answered, or that it could not be reached.
+ */
+export const lossReason = (error: unknown): string => {
+  const status = httpStatusOf(error)
+  if (status === undefined) return `the server can no longer be reached (${describe(error)})`
+  return sessionGoneReason(status) ?? `the server answered HTTP ${status}`
+}
+
+/**
+ * Whether the SDK refused a request because the Client has no transport, or because the stdio
+ * server's input is closed.
+ */
+export const isNotConnected = (error: unknown): boolean =>
+  error instanceof Error && error.message === "Not connected"

@@ -1,9 +1,12 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { Json, type Redaction, SvirError } from "@svir/core"
+import { type Tool as McpTool, PaginatedResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { Redaction, SvirError } from "@svir/core"
+import { Text } from "@svir/core"
 import * as Effect from "effect/Effect"
-import { toSvirError } from "./failure.js"
+import { describe } from "./failure.js"
 import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
+import { cursorParams, listPages } from "./pages.js"
+import type { SkippedTool } from "./skippedTool.js"
 
 /** The bounds of one listing. */
 export interface Bounds {
@@ -13,49 +16,33 @@ export interface Bounds {
 }
 
 /**
- * Every tool of the server, page after page. A cursor seen before means the pages would never
- * end; more pages or tools than the bounds allow is a ResponseLimit error.
+ * Every entry of the server's lists of tools, page after page, each as the server sent it: the
+ * SDK's `listTools` checks every tool of a page against its schema and refuses the whole page for
+ * one tool (D20), so a page is read with the SDK's schema of a page alone, which lets `tools`
+ * through as it is.
  */
 export const listAll = (
   client: Client,
   bounds: Bounds,
-): Effect.Effect<ReadonlyArray<McpTool>, SvirError.SvirError> =>
-  Effect.gen(function* () {
-    const tools: Array<McpTool> = []
-    const seenCursors = new Set<string>()
-    let cursor: string | undefined
-    for (let page = 1; ; page++) {
-      if (page > bounds.maxPages) {
-        return yield* SvirError.make(
-          "ResponseLimit",
-          `listing tools stopped after ${bounds.maxPages} pages: the server has more`,
-          { limit: "maxPages", max: bounds.maxPages },
-        )
+  redaction: Redaction.Redaction,
+): Effect.Effect<ReadonlyArray<unknown>, SvirError.SvirError> =>
+  listPages<unknown>(
+    "tools",
+    async (cursor, options) => {
+      const answer = await client.request(
+        { method: "tools/list", params: cursorParams(cursor) },
+        PaginatedResultSchema,
+        options,
+      )
+      return {
+        items: Array.isArray(answer.tools) ? answer.tools : undefined,
+        nextCursor: answer.nextCursor,
       }
-      const params = cursor === undefined ? undefined : { cursor }
-      const answer = yield* Effect.tryPromise({
-        try: (signal) => client.listTools(params, { signal, timeout: bounds.timeoutMillis }),
-        catch: (error) => toSvirError(`listing tools (page ${page})`, error),
-      })
-      tools.push(...answer.tools)
-      if (tools.length > bounds.maxTools) {
-        return yield* SvirError.make(
-          "ResponseLimit",
-          `listing tools stopped at ${tools.length} tools: more than the limit of ${bounds.maxTools}`,
-          { limit: "maxTools", max: bounds.maxTools },
-        )
-      }
-      if (answer.nextCursor === undefined) return tools
-      if (seenCursors.has(answer.nextCursor)) {
-        return yield* SvirError.make(
-          "Protocol",
-          `listing tools: the server gave the cursor ${JSON.stringify(answer.nextCursor)} again on page ${page}, so its pages would never end`,
-        )
-      }
-      seenCursors.add(answer.nextCursor)
-      cursor = answer.nextCursor
-    }
-  })
+    },
+    { maxPages: bounds.maxPages, maxItems: bounds.maxTools, timeoutMillis: bounds.timeoutMillis },
+    redaction,
+    "maxTools",
+  )
 
 /** What one listing needs besides the Client. */
 export interface ListingSettings extends Bounds {
@@ -65,8 +52,8 @@ export interface ListingSettings extends Bounds {
 }
 
 /**
- * The server's tools as offered, with a warning for the tools left out. A server without the
- * tools capability offers none.
+ * The server's tools as offered, with a warning for each tool the server listed wrongly (D20). A
+ * server without the tools capability offers none.
  */
 export const listTools = (
   client: Client,
@@ -74,26 +61,80 @@ export const listTools = (
 ): Effect.Effect<OfferedTools, SvirError.SvirError> =>
   client.getServerCapabilities()?.tools === undefined
     ? Effect.succeed(noTools)
-    : listAll(client, settings).pipe(
-        Effect.mapError(settings.redaction.error),
-        Effect.map((tools) => offerTools(tools, settings.prefix)),
-        Effect.tap((offered) => warnLeftOut(offered, settings.redaction)),
+    : listAll(client, settings, settings.redaction).pipe(
+        Effect.map((entries) =>
+          redactReasons(offerAndTell(client, entries, settings.prefix), settings.redaction),
+        ),
+        Effect.tap((offered) => warnSkipped(client, offered, settings.redaction)),
       )
 
-const warnLeftOut = (offered: OfferedTools, redaction: Redaction.Redaction): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    if (offered.duplicates.length > 0) {
-      yield* Effect.logWarning(
-        redaction.text(
-          `MCP tools offered under a name already taken were left out: ${offered.duplicates.join(", ")}`,
-        ),
-      )
-    }
-    if (offered.tooDeep.length > 0) {
-      yield* Effect.logWarning(
-        redaction.text(
-          `MCP tools whose input schema nests deeper than ${Json.maxDepth} levels were left out: ${offered.tooDeep.join(", ")}`,
-        ),
-      )
+/**
+ * What `Client.listTools` does after a page, kept private in the SDK's types: it compiles each
+ * output schema, so that `callTool` checks structured content against it, and notes which tools
+ * require tasks. It forgets what it was told before each time (D21).
+ */
+interface ToolMetadataCache {
+  cacheToolMetadata(tools: ReadonlyArray<McpTool>): void
+}
+
+/**
+ * The tools offered, the SDK's Client told of them once for the whole listing (the SDK's own
+ * `listTools` tells it page by page, and each page forgets the one before, D21). A tool whose
+ * output schema the Client cannot compile is tried alone first and left out. Everything here is
+ * synchronous, so no call sees the Client's cache between the tries and the last telling.
+ */
+const offerAndTell = (
+  client: Client,
+  entries: ReadonlyArray<unknown>,
+  prefix: string | undefined,
+): OfferedTools => {
+  const cache = client as unknown as ToolMetadataCache
+  const offered = offerTools(entries, prefix, (tool) => {
+    try {
+      cache.cacheToolMetadata([tool])
+      return undefined
+    } catch (error) {
+      return describe(error)
     }
   })
+  cache.cacheToolMetadata(offered.admitted)
+  return offered
+}
+
+/** The reasons quote the server's schemas, which may echo a secret (D3). */
+const redactReasons = (offered: OfferedTools, redaction: Redaction.Redaction): OfferedTools => ({
+  ...offered,
+  skipped: offered.skipped.map((skipped) => ({
+    ...skipped,
+    reason: redaction.text(skipped.reason),
+  })),
+})
+
+const maxNameChars = 100
+
+/**
+ * A warning line for each tool the server listed wrongly, naming the server, the tool and the
+ * reason; a debug line for each tool left out because the bridge does not support it.
+ */
+const warnSkipped = (
+  client: Client,
+  offered: OfferedTools,
+  redaction: Redaction.Redaction,
+): Effect.Effect<void> =>
+  Effect.forEach(
+    offered.skipped,
+    (skipped) => {
+      const line = redaction.text(leftOutLine(client, skipped))
+      return offered.refused.has(skipped.index) ? Effect.logWarning(line) : Effect.logDebug(line)
+    },
+    { discard: true },
+  )
+
+const leftOutLine = (client: Client, skipped: SkippedTool): string => {
+  const server = JSON.stringify(client.getServerVersion()?.name ?? "")
+  const tool =
+    skipped.name === undefined
+      ? `number ${skipped.index + 1}, which has no name,`
+      : JSON.stringify(Text.shorten(skipped.name, maxNameChars))
+  return `the MCP server ${server} lists the tool ${tool} and the bridge leaves it out: ${skipped.reason}`
+}

@@ -1,52 +1,133 @@
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { Json, Tool } from "@svir/core"
+import { type Tool as McpTool, ToolSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
+import type { SkippedTool } from "./skippedTool.js"
 
-/** The tools of one listing as offered, and the way back from offered names to the server's. */
+/** The tools of one listing as offered, the way back to the server's names, and those left out. */
 export interface OfferedTools {
   readonly tools: ReadonlyArray<Tool.Tool>
   readonly serverNames: ReadonlyMap<string, string>
-  /** Offered names given by two of the server's tools: only the first is kept. */
-  readonly duplicates: ReadonlyArray<string>
-  /** Tools left out because their input schema nests deeper than `Json.maxDepth`. */
-  readonly tooDeep: ReadonlyArray<string>
+  /** Every tool of the listing that is not offered, in the order of the listing. */
+  readonly skipped: ReadonlyArray<SkippedTool>
+  /** The indexes of the skipped tools that the server listed wrongly, which are warned about. */
+  readonly refused: ReadonlySet<number>
+  /** The tools offered, as the SDK's schema reads them: what its Client is told of (D21). */
+  readonly admitted: ReadonlyArray<McpTool>
 }
 
 /** No tools: what a server without the tools capability offers. */
 export const noTools: OfferedTools = {
   tools: [],
   serverNames: new Map(),
-  duplicates: [],
-  tooDeep: [],
+  skipped: [],
+  refused: new Set(),
+  admitted: [],
 }
 
-/** The server's tools under their offered names, `<prefix>__<name>` with a prefix. */
+/**
+ * Why the SDK could not use a tool's output schema (it compiles one to check the tool's
+ * structured content), or `undefined` when it can.
+ */
+export type OutputSchemaCheck = (tool: McpTool) => string | undefined
+
+// A zod message names the path and what was expected; three are enough to find the fault.
+const maxIssues = 3
+const maxReasonChars = 300
+
+/**
+ * The entries of a listing, each taken or left out on its own (D20), under the names of
+ * `ToolName.offeredAll`, `<prefix>__<name>` with a prefix.
+ */
 export const offerTools = (
-  mcpTools: ReadonlyArray<McpTool>,
+  entries: ReadonlyArray<unknown>,
   prefix: string | undefined,
+  outputSchemaProblem: OutputSchemaCheck,
 ): OfferedTools => {
-  const tools: Array<Tool.Tool> = []
+  const admitted: Array<McpTool> = []
+  const skipped: Array<SkippedTool> = []
+  const refused = new Set<number>()
+  const names = new Set<string>()
+  entries.forEach((entry, index) => {
+    const taken = admit(entry, names, outputSchemaProblem)
+    if ("tool" in taken) {
+      admitted.push(taken.tool)
+      names.add(taken.tool.name)
+      return
+    }
+    skipped.push({
+      name: Json.isObject(entry) && typeof entry.name === "string" ? entry.name : undefined,
+      index,
+      reason: Text.shorten(taken.reason, maxReasonChars),
+    })
+    if (taken.listedWrongly) refused.add(index)
+  })
+  const offeredNames = ToolName.offeredAll(
+    admitted.map((tool) => tool.name),
+    prefix,
+  )
   const serverNames = new Map<string, string>()
-  const duplicates: Array<string> = []
-  const tooDeep: Array<string> = []
-  for (const mcpTool of mcpTools) {
-    // A tool that requires task-based execution cannot be answered by `tools/call` alone.
-    if (mcpTool.execution?.taskSupport === "required") continue
-    // A schema this deep could not be written out or walked by a codec without overflowing the
-    // stack; the server's other tools stay usable (DECISIONS.md D4).
-    if (Json.valueDepth(mcpTool.inputSchema, Json.maxDepth) > Json.maxDepth) {
-      tooDeep.push(mcpTool.name)
-      continue
-    }
-    const name = ToolName.offered(mcpTool.name, prefix)
-    if (serverNames.has(name)) {
-      duplicates.push(name)
-      continue
-    }
+  const tools = admitted.map((mcpTool, i) => {
+    const name = offeredNames[i]!
     serverNames.set(name, mcpTool.name)
-    tools.push(
-      Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema }),
-    )
+    return Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema })
+  })
+  return { tools, serverNames, skipped, refused, admitted }
+}
+
+/**
+ * The tool, or why it is left out: `listedWrongly` tells a tool the server lists wrongly from one
+ * it lists well that the bridge does not support.
+ */
+type Admission =
+  | { readonly tool: McpTool }
+  | { readonly reason: string; readonly listedWrongly: boolean }
+
+const refuse = (reason: string): Admission => ({ reason, listedWrongly: true })
+
+const admit = (
+  entry: unknown,
+  names: ReadonlySet<string>,
+  outputSchemaProblem: OutputSchemaCheck,
+): Admission => {
+  if (!Json.isObject(entry)) return refuse("it is not a JSON object")
+  if (typeof entry.name !== "string") return refuse("its name is not a string")
+  // A schema this deep could not be written out or walked by a codec, or compiled by the SDK,
+  // without overflowing the stack (D4); zod's checks of a tool stop at the schema's first level.
+  for (const [field, label] of schemaFields) {
+    if (Json.valueDepth(entry[field], Json.maxDepth) > Json.maxDepth) {
+      return refuse(`its ${label} nests deeper than ${Json.maxDepth} levels`)
+    }
   }
-  return { tools, serverNames, duplicates, tooDeep }
+  const parsed = ToolSchema.safeParse(entry)
+  if (!parsed.success)
+    return refuse(`the MCP SDK refuses it: ${describeIssues(parsed.error.issues)}`)
+  const tool = parsed.data
+  if (names.has(tool.name)) return refuse("an earlier tool of the server has the same name")
+  // `tools/call` alone cannot answer a tool that requires task-based execution.
+  if (tool.execution?.taskSupport === "required") {
+    return {
+      reason: "it requires task-based execution, which the bridge does not do",
+      listedWrongly: false,
+    }
+  }
+  if (tool.outputSchema !== undefined) {
+    const problem = outputSchemaProblem(tool)
+    if (problem !== undefined) return refuse(`its output schema cannot be compiled: ${problem}`)
+  }
+  return { tool }
+}
+
+const schemaFields = [
+  ["inputSchema", "input schema"],
+  ["outputSchema", "output schema"],
+] as const
+
+const describeIssues = (
+  issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>,
+): string => {
+  const described = issues
+    .slice(0, maxIssues)
+    .map((issue) => `${issue.path.map(String).join(".") || "the tool"}: ${issue.message}`)
+  const more = issues.length - maxIssues
+  return more > 0 ? `${described.join("; ")} (and ${more} more)` : described.join("; ")
 }

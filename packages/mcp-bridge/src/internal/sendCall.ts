@@ -1,12 +1,11 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Progress } from "@modelcontextprotocol/sdk/types.js"
 import { type Redaction, type ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Content from "../Content.js"
 import { CallSignal } from "./callSignal.js"
-import type { ConnectionState } from "./connection.js"
 import { cut } from "./cut.js"
 import { describeCallFailure } from "./failure.js"
+import type { Connection } from "./session.js"
 
 /** How one call is sent and its answer read. */
 export interface CallSettings {
@@ -19,6 +18,17 @@ export interface CallSettings {
   readonly redaction: Redaction.Redaction
   /** Told of every progress report of a call; none when nobody listens. */
   readonly onProgress: ((call: ToolCall.ToolCall, progress: Progress) => void) | undefined
+  /**
+   * The result of a call that did not reach the server on `stale` (D13), from a new connection;
+   * none when the toolbox does not connect again, and the call fails.
+   */
+  readonly resend:
+    | ((
+        call: ToolCall.ToolCall,
+        stale: Connection,
+        why: string,
+      ) => Effect.Effect<ToolResult.ToolResult>)
+    | undefined
 }
 
 // Servers of the 2024-10-07 revision answer with `toolResult` instead of content blocks.
@@ -28,28 +38,31 @@ const asCallResult = (result: { readonly [key: string]: unknown }): Content.Call
     : { structuredContent: result.toolResult }
 
 /**
- * Sends `tools/call` for `call`, under the server's own name for the tool, and gives its result.
- * Never fails: a timeout, an error answer, or a connection lost or closed while waiting gives a
- * failed result.
+ * Sends `tools/call` for `call` on `connection`, under the server's own name for the tool, and
+ * gives its result. Never fails: a timeout, an error answer, or a connection lost or closed while
+ * waiting gives a failed result. A call that did not reach the server is resent once, when
+ * `mayResend` (D12, D13).
  */
 export type CallSender = (
+  connection: Connection,
   call: ToolCall.ToolCall,
   serverName: string,
   args: Record<string, unknown>,
+  mayResend: boolean,
 ) => Effect.Effect<ToolResult.ToolResult>
 
 /**
- * Sends calls through `client`, waiting on `connection` for a loss. One callback per call, rather
- * than a race of two fibers around `tryPromise` (DECISIONS.md D8): the answer and the loss each
- * settle it, and whichever comes second is dropped. A call settled by a loss, or interrupted, is
- * aborted, so the SDK forgets it and tells the server it was cancelled.
+ * Sends calls through a connection's Client, waiting on its state for a loss. One callback per
+ * call, rather than a race of two fibers around `tryPromise` (DECISIONS.md D8): the answer and the
+ * loss each settle it, and whichever comes second is dropped. A call settled by a loss, or
+ * interrupted, is aborted, so the SDK forgets it and tells the server it was cancelled.
  */
 export const makeCallSender =
-  (client: Client, connection: ConnectionState, settings: CallSettings): CallSender =>
-  (call, serverName, args) =>
+  (settings: CallSettings): CallSender =>
+  (connection, call, serverName, args, mayResend) =>
     Effect.callback<ToolResult.ToolResult>((resume) => {
-      const pending = new PendingCall(call, connection, settings, resume)
-      client
+      const pending = new PendingCall(call, connection, settings, resume, mayResend)
+      connection.client
         .callTool({ name: serverName, arguments: args }, undefined, {
           signal: pending.signal.asAbortSignal,
           timeout: settings.timeoutMillis,
@@ -82,12 +95,13 @@ class PendingCall {
 
   constructor(
     private readonly call: ToolCall.ToolCall,
-    private readonly connection: ConnectionState,
+    private readonly connection: Connection,
     private readonly settings: CallSettings,
     private readonly resume: (effect: Effect.Effect<ToolResult.ToolResult>) => void,
+    private readonly mayResend: boolean,
   ) {
     // The loss awaited is that of the connection as it is when the call is sent.
-    this.stopWaiting = connection.whenLost((reason) => this.lost(reason))
+    this.stopWaiting = connection.state.whenLost((reason) => this.lost(reason))
   }
 
   progress(progress: Progress): void {
@@ -116,8 +130,21 @@ class PendingCall {
 
   failed(error: unknown): void {
     if (this.settled) return
-    const { call, connection } = this
-    this.settle(this.failure(describeCallFailure(call.name, error, connection.closeReason())))
+    const { call, connection, settings } = this
+    const { resend } = settings
+    const why = connection.unreached(error)
+    if (why === undefined) {
+      this.settle(
+        this.failure(describeCallFailure(call.name, error, connection.state.closeReason())),
+      )
+    } else if (resend === undefined) {
+      this.settle(this.failure(`tool ${call.name} failed: ${why}`))
+    } else if (this.mayResend) {
+      this.end()
+      this.resume(resend(call, connection, why))
+    } else {
+      this.settle(this.failure(`tool ${call.name} failed: ${why}, on a new connection too`))
+    }
   }
 
   interrupt(): void {

@@ -1,0 +1,155 @@
+import {
+  type ElicitRequest,
+  type ElicitResult,
+  ErrorCode,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js"
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from "@modelcontextprotocol/sdk/validation/types.js"
+import type { Redaction } from "@svir/core"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Elicitation from "../Elicitation.js"
+
+/** How `elicitation/create` is answered, fixed when the toolbox is made. */
+export interface ElicitationSettings {
+  /** The user's service, if one was provided. */
+  readonly service: Option.Option<Elicitation.Elicitation["Service"]>
+  /** The services the toolbox was made with, which the user's `ask` runs with. */
+  readonly context: Context.Context<never>
+  /** How long the user may take; then the answer is `cancel` (D27). */
+  readonly timeoutMillis: number
+  readonly redaction: Redaction.Redaction
+}
+
+const declined: ElicitResult = { action: "decline" }
+const cancelled: ElicitResult = { action: "cancel" }
+
+/**
+ * The handler of `elicitation/create` for one Client. The SDK has already checked the request's
+ * shape and refused the URL mode this client does not declare; it does not check accepted content
+ * against the requested schema (an SDK server that calls `elicitInput` does, on its side), so
+ * the handler does it before anything is sent (D26). `serverName` is read when a request comes.
+ */
+export const answerElicitation =
+  (
+    settings: ElicitationSettings,
+    validator: jsonSchemaValidator,
+    serverName: () => string | undefined,
+  ) =>
+  async (
+    request: ElicitRequest,
+    extra: { readonly signal: AbortSignal },
+  ): Promise<ElicitResult> => {
+    const params = request.params
+    // URL mode: the SDK refuses it before this handler, as it is not declared (D25).
+    if (!("requestedSchema" in params)) {
+      throw new McpError(ErrorCode.InvalidParams, "this client answers form elicitation only")
+    }
+    const check = compile(validator, params.requestedSchema)
+    if (Option.isNone(settings.service)) return declined
+    const asked = settings.service.value.ask({
+      message: params.message,
+      requestedSchema: params.requestedSchema,
+      server: serverName(),
+    })
+    // The server's cancellation, or the connection's end, aborts the signal: the SDK then sends
+    // nothing, and the user's effect is interrupted.
+    const outcome = await Effect.runPromiseWith(settings.context)(
+      answerOf(asked, check, params.requestedSchema, settings),
+      { signal: extra.signal },
+    )
+    if (outcome instanceof McpError) throw outcome
+    return outcome
+  }
+
+/** The form's check; a schema that cannot be compiled is the server's fault, told before asking. */
+const compile = (
+  validator: jsonSchemaValidator,
+  schema: Elicitation.RequestedSchema,
+): JsonSchemaValidator<unknown> => {
+  try {
+    // The SDK's form schema is a JSON Schema object; its type is only narrower.
+    return validator.getValidator(schema as JsonSchemaType)
+  } catch (error) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `the requested schema cannot be checked: ${error instanceof Error ? error.message : String(error)}`,
+    )
+  }
+}
+
+/**
+ * The user's answer as the server gets it: a result, or the error sent in its place (D27). An
+ * interruption from outside (the signal) is left to end the run.
+ */
+const answerOf = (
+  asked: Effect.Effect<Elicitation.Answer>,
+  check: JsonSchemaValidator<unknown>,
+  schema: Elicitation.RequestedSchema,
+  settings: ElicitationSettings,
+): Effect.Effect<ElicitResult | McpError> =>
+  asked.pipe(
+    Effect.timeoutOption(settings.timeoutMillis),
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.succeed(cancelled),
+        onSome: (answer) => checked(answer, check, schema, settings.redaction),
+      }),
+    ),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.as(
+            Effect.logError(
+              settings.redaction.text(
+                `the Elicitation service failed; the server is told so: ${Cause.pretty(cause)}`,
+              ),
+            ),
+            new McpError(ErrorCode.InternalError, "the client failed to ask the user"),
+          ),
+    ),
+  )
+
+/**
+ * The content with the form's default for each field the user left out (D26): the client
+ * declares `applyDefaults`, and a required field that has a default may be left out. A form's
+ * fields are flat (the spec's `requestedSchema` holds primitive properties only).
+ */
+const withDefaults = (
+  content: Elicitation.Content,
+  schema: Elicitation.RequestedSchema,
+): Elicitation.Content => {
+  const filled: Record<string, unknown> = { ...content }
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (filled[name] === undefined && "default" in property) filled[name] = property.default
+  }
+  return filled as Elicitation.Content
+}
+
+/** Accepted content, with the form's defaults, is sent only when it fits the requested schema. */
+const checked = (
+  answer: Elicitation.Answer,
+  check: JsonSchemaValidator<unknown>,
+  schema: Elicitation.RequestedSchema,
+  redaction: Redaction.Redaction,
+): Effect.Effect<ElicitResult | McpError> => {
+  if (answer.action !== "accept") return Effect.succeed({ action: answer.action })
+  const content = withDefaults(answer.content, schema)
+  const result = check(content)
+  if (result.valid) {
+    // The SDK parses the result into a copy of its own before sending it; it is only read.
+    return Effect.succeed({ action: "accept", content: content as ElicitResult["content"] })
+  }
+  // Ajv's message names the fields and the rules they broke, not the values given.
+  const why = `does not fit the requested schema (${result.errorMessage})`
+  return Effect.as(
+    Effect.logWarning(redaction.text(`the Elicitation service's answer ${why}; it was not sent`)),
+    new McpError(ErrorCode.InternalError, `the client's answer ${why}`),
+  )
+}

@@ -1,0 +1,89 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { type Redaction, SvirError } from "@svir/core"
+import * as Effect from "effect/Effect"
+import * as Elicitation from "../Elicitation.js"
+import { answerElicitation, type ElicitationSettings } from "./elicitationHandler.js"
+
+/** How the bridge names itself to a server in `initialize`. */
+const clientInfo = { name: "svir-mcp-bridge", version: "0.1.0" }
+
+/** Ten minutes: the wait server-everything itself gives a user (D27). */
+const defaultElicitationTimeoutMillis = 600_000
+
+/** A directory the user lets servers work in. */
+export interface Root {
+  readonly uri: string
+  readonly name?: string | undefined
+}
+
+/** What the bridge's Clients answer besides tools: the same for every connection of a toolbox. */
+export interface ClientFeatures {
+  readonly elicitation: ElicitationSettings
+  /** Declared and listed when given; fixed for the toolbox's life (D28). */
+  readonly roots: ReadonlyArray<Root> | undefined
+}
+
+/** The options of a toolbox that shape its Clients. */
+export interface FeatureOptions {
+  readonly roots?: ReadonlyArray<Root> | undefined
+  readonly elicitationTimeoutMillis?: number | undefined
+}
+
+/**
+ * The features of a toolbox's Clients, read once when the toolbox is made: the Elicitation
+ * service if it is provided (so that it is not a requirement of the constructors), the services
+ * its `ask` will run with, and the roots, each of which must be a `file://` URI (a Config error
+ * otherwise, as the SDK's schema requires it).
+ */
+export const clientFeatures = (
+  options: FeatureOptions,
+  redaction: Redaction.Redaction,
+): Effect.Effect<ClientFeatures, SvirError.SvirError> =>
+  Effect.gen(function* () {
+    for (const root of options.roots ?? []) {
+      if (!root.uri.startsWith("file://") || !URL.canParse(root.uri)) {
+        return yield* SvirError.make(
+          "Config",
+          `the root ${JSON.stringify(root.uri)} is not a file:// URI`,
+        )
+      }
+    }
+    return {
+      elicitation: {
+        service: yield* Effect.serviceOption(Elicitation.Elicitation),
+        context: yield* Effect.context<never>(),
+        timeoutMillis: options.elicitationTimeoutMillis ?? defaultElicitationTimeoutMillis,
+        redaction,
+      },
+      roots: options.roots?.map((root) => ({ ...root })),
+    }
+  })
+
+/**
+ * A new, unconnected SDK Client for one connection to a server, with its handlers installed. It
+ * declares form elicitation, with defaults applied (D25, D26) and, when roots are given, `roots` without `listChanged`
+ * (D28). One schema validator serves both the SDK's checks of tool output and the elicitation
+ * handler's check of the user's content.
+ */
+export const makeClient = (features: ClientFeatures): Client => {
+  const validator = new AjvJsonSchemaValidator()
+  const roots = features.roots
+  const client = new Client(clientInfo, {
+    capabilities: {
+      elicitation: { form: { applyDefaults: true } },
+      ...(roots === undefined ? {} : { roots: {} }),
+    },
+    jsonSchemaValidator: validator,
+  })
+  client.setRequestHandler(
+    ElicitRequestSchema,
+    answerElicitation(features.elicitation, validator, () => client.getServerVersion()?.name),
+  )
+  if (roots !== undefined) {
+    const listed = { roots: [...roots] }
+    client.setRequestHandler(ListRootsRequestSchema, () => listed)
+  }
+  return client
+}

@@ -1,0 +1,117 @@
+/**
+ * The client the MCP conformance suite drives (DECISIONS.md D30): `conformance client --command`
+ * runs it with the scenario's server URL as its last argument and the scenario's name in
+ * `MCP_CONFORMANCE_SCENARIO`. It connects through `McpToolbox.http`, lists the tools and calls the
+ * one the scenario expects; a failure to connect, a missing tool or a failed result exits 1.
+ */
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
+import { ToolCall } from "@svir/core"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { Elicitation, McpToolbox } from "../../src/index.js"
+import { HeadlessOAuthProvider, type PreRegistered } from "./headlessOAuth.js"
+
+/** The tool each scenario's server offers for the client to call, and its arguments. */
+const toolOf = (scenario: string): { readonly name: string; readonly args: string } | undefined => {
+  if (scenario === "tools_call") return { name: "add_numbers", args: `{"a":5,"b":3}` }
+  if (scenario === "sse-retry") return { name: "test_reconnection", args: "{}" }
+  if (scenario === "elicitation-sep1034-client-defaults") {
+    return { name: "test_client_elicitation_defaults", args: "{}" }
+  }
+  if (scenario.startsWith("auth/")) return { name: "test-tool", args: "{}" }
+  // initialize: the server offers no tools; connecting and listing is the scenario.
+  return undefined
+}
+
+/** The URL-based client id (SEP-991) the suite's auth/basic-cimd expects. */
+const clientMetadataUrl = "https://conformance-test.local/client-metadata.json"
+
+/**
+ * Connections tried at most: one that gets the first authorization, one that may need more scope
+ * (auth/scope-step-up), one that uses it. auth/scope-retry-limit allows 3 authorization requests.
+ */
+const maxAttempts = 3
+
+/**
+ * A user who accepts every form without filling in a field, as the suite's own client does:
+ * the elicitation scenario (SEP-1034) checks that the client sends the schema's defaults for the
+ * fields left out.
+ */
+const acceptingUser = Layer.succeed(Elicitation.Elicitation, {
+  ask: () => Effect.succeed(Elicitation.accept({})),
+})
+
+/** The credentials of auth/pre-registration, which the suite passes in `MCP_CONFORMANCE_CONTEXT`. */
+const preRegisteredOf = (context: string | undefined): PreRegistered | undefined => {
+  if (context === undefined) return undefined
+  const { client_id, client_secret } = JSON.parse(context)
+  return typeof client_id === "string" && typeof client_secret === "string"
+    ? { client_id, client_secret }
+    : undefined
+}
+
+/** One connection: list the tools and call the scenario's tool. */
+const connectAndCall = (scenario: string, url: string, authProvider?: HeadlessOAuthProvider) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const toolbox = yield* McpToolbox.http(
+        authProvider === undefined ? { url } : { url, authProvider },
+      )
+      const offered = (yield* toolbox.tools).map((tool) => tool.name)
+      const tool = toolOf(scenario)
+      if (tool === undefined) return `listed ${offered.length} tools`
+      if (!offered.includes(tool.name)) {
+        return yield* Effect.fail(`the server does not offer ${tool.name} (it offers ${offered})`)
+      }
+      const result = yield* toolbox.call(ToolCall.make("call-1", tool.name, tool.args))
+      if (result.isError) return yield* Effect.fail(`${tool.name} failed: ${result.content}`)
+      return `${tool.name}: ${result.content}`
+    }),
+  )
+
+/**
+ * Connects and calls again after the SDK's flow went to the authorization page: the bridge
+ * leaves the code to its caller, who exchanges it with the SDK's `auth` and connects again
+ * (the bridge's Authentication error says so). A failure after which no code came is final.
+ */
+const withAuthorization = (
+  scenario: string,
+  url: string,
+  provider: HeadlessOAuthProvider,
+  attempt = 1,
+): Effect.Effect<string, unknown> =>
+  connectAndCall(scenario, url, provider).pipe(
+    Effect.catch((failure) => {
+      const code = provider.takeCode()
+      if (code === undefined || attempt === maxAttempts) return Effect.fail(failure)
+      return Effect.tryPromise(() =>
+        auth(provider, { serverUrl: url, authorizationCode: code }),
+      ).pipe(Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1)))
+    }),
+  )
+
+const run = (scenario: string, url: string) =>
+  (scenario.startsWith("auth/")
+    ? withAuthorization(
+        scenario,
+        url,
+        new HeadlessOAuthProvider({
+          clientName: "svir-mcp-bridge conformance client",
+          clientMetadataUrl,
+          preRegistered: preRegisteredOf(process.env.MCP_CONFORMANCE_CONTEXT),
+        }),
+      )
+    : connectAndCall(scenario, url)
+  ).pipe(Effect.provide(acceptingUser))
+
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO
+const url = process.argv[2]
+if (scenario === undefined || url === undefined) {
+  console.error("usage: MCP_CONFORMANCE_SCENARIO=<scenario> client.ts <server-url>")
+  process.exit(2)
+}
+const exit = await Effect.runPromiseExit(run(scenario, url))
+if (Exit.isSuccess(exit)) console.log(exit.value)
+else {
+  console.error(Cause.pretty(exit.cause))
+  process.exitCode = 1
+}
