@@ -13,6 +13,7 @@ const arrows = {
   conformance: ["core"],
   client: ["core", "openai-codec"],
   testing: [],
+  loop: ["core"],
 }
 
 module.exports = {

@@ -99,6 +99,25 @@ export interface Options {
    * go here too.
    */
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * Query parameters added to every request's URL, the list of models too: Azure's classic
+   * `api-version`, a gateway's key. The base URL cannot carry them. Their values are kept out of
+   * errors, log lines and spans like the key.
+   *
+   * @example
+   * ```ts
+   * import { Client } from "@svir/client"
+   *
+   * const azure: Client.Options = {
+   *   baseUrl: "https://example.openai.azure.com/openai/deployments/gpt-4o-mini",
+   *   query: { "api-version": "2024-10-21" },
+   *   headers: { "api-key": "..." },
+   * }
+   * ```
+   *
+   * @since 0.2.0
+   */
+  readonly query?: Readonly<Record<string, string>> | undefined
   /** Allows plain `http` to hosts other than loopback. */
   readonly allowInsecureHttp?: boolean | undefined
   /** The wire codec (default: Chat Completions, `OpenAiCodec.make()`). */
@@ -120,9 +139,9 @@ export interface Options {
   readonly maxResponseBytes?: number | undefined
   /**
    * Whether a 400 or 422 to a request that carries optional fields (those the codec leaves out
-   * of a lean body: for Chat Completions, reasoning effort and stream options) is retried once
+   * of a lean body: for Chat Completions, `OpenAiCodec.optionalFields`) is retried once
    * without them; the server is then remembered as strict and later requests go without them.
-   * A tool choice and a response format are always kept. Default `true`.
+   * A tool choice, a response format and the sampling options are always kept. Default `true`.
    */
   readonly leanRetry?: boolean | undefined
   /**
@@ -222,11 +241,13 @@ const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, Svi
     const timeouts = options.timeouts ?? {}
     const apiKey = rawKey === undefined ? undefined : yield* Settings.checkApiKey(rawKey)
     const headers = yield* Settings.checkHeaders(options.headers ?? {})
+    const query = yield* Settings.checkQuery(options.query ?? {})
     return {
       baseUrl: yield* Settings.normalizeBaseUrl(baseUrl, options.allowInsecureHttp ?? false),
       apiKey,
       headers,
-      redaction: Settings.redactionOf(apiKey, headers),
+      query,
+      redaction: Settings.redactionOf(apiKey, headers, query),
       codec: options.codec ?? OpenAiCodec.make(),
       retry: {
         times: yield* Settings.count(retry.times ?? 2, 0, "retry times"),
@@ -317,8 +338,10 @@ export const make = (
     const lean = yield* LeanRetry.make(settings.leanRetry, settings.redaction)
     const retrying = RetryPolicy.retrying(settings.retry, settings.redaction)
     const total = TotalTimeout.make(settings.timeouts.total)
-    const endpoint = `${settings.baseUrl}${settings.codec.path}`
-    const modelsUrl = `${settings.baseUrl}/models`
+    // D18: the query ends every URL, the list of models included.
+    const query = Settings.queryString(settings.query)
+    const endpoint = `${settings.baseUrl}${settings.codec.path}${query}`
+    const modelsUrl = `${settings.baseUrl}/models${query}`
     // Every error leaves the client redacted: a server can echo the key or a header value back in
     // any error (D1). Log lines are redacted where they are written.
     const redacted = Effect.mapError(settings.redaction.error)

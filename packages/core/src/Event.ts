@@ -57,6 +57,18 @@ export interface ToolCallDelta {
 }
 
 /**
+ * Log probabilities of tokens of the answer, as the server sent them beside the text
+ * (`Request.logprobs`). The Completion has them all.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface LogprobsDelta {
+  readonly _tag: "LogprobsDelta"
+  readonly tokens: ReadonlyArray<Completion.TokenLogprob>
+}
+
+/**
  * The whole answer, always the last event.
  *
  * @since 0.1.0
@@ -73,7 +85,13 @@ export interface Completed {
  * @since 0.1.0
  * @category models
  */
-export type Event = TextDelta | ReasoningDelta | RefusalDelta | ToolCallDelta | Completed
+export type Event =
+  | TextDelta
+  | ReasoningDelta
+  | RefusalDelta
+  | ToolCallDelta
+  | LogprobsDelta
+  | Completed
 
 /**
  * A text piece.
@@ -112,6 +130,17 @@ export const refusalDelta = (text: string): RefusalDelta => ({ _tag: "RefusalDel
 export const toolCallDelta = (piece: Omit<ToolCallDelta, "_tag">): ToolCallDelta => ({
   _tag: "ToolCallDelta",
   ...piece,
+})
+
+/**
+ * Log probabilities of some tokens.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const logprobsDelta = (tokens: ReadonlyArray<Completion.TokenLogprob>): LogprobsDelta => ({
+  _tag: "LogprobsDelta",
+  tokens,
 })
 
 /**

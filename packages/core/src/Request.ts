@@ -40,6 +40,15 @@ export type ResponseFormat =
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high"
 
 /**
+ * How the server processes the request, where it offers tiers (OpenAI's `service_tier`): its
+ * project default (`auto`), standard, cheaper and slower (`flex`), or faster (`priority`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ServiceTier = "auto" | "default" | "flex" | "scale" | "priority" | "fast"
+
+/**
  * What is sent to a model. Build it with {@link make} and the functions of this module, each of
  * which returns a new request.
  *
@@ -62,6 +71,32 @@ export interface Request extends Pipeable.Pipeable {
   readonly sendReasoning: boolean | undefined
   /** The model's context size in tokens: a request that cannot fit is refused before sending. */
   readonly contextTokens: number | undefined
+  /** A seed for sampling, so that the same request tends to give the same answer. @since 0.2.0 */
+  readonly seed: number | undefined
+  /** Nucleus sampling: only the tokens of this much probability mass, 0 to 1. @since 0.2.0 */
+  readonly topP: number | undefined
+  /** Where the answer stops: one sequence, or up to 4. @since 0.2.0 */
+  readonly stop: string | ReadonlyArray<string> | undefined
+  /** Penalizes tokens already present in the answer, -2 to 2. @since 0.2.0 */
+  readonly presencePenalty: number | undefined
+  /** Penalizes tokens by how often they are already present, -2 to 2. @since 0.2.0 */
+  readonly frequencyPenalty: number | undefined
+  /** A bias, -100 to 100, added to each token id's logit. @since 0.2.0 */
+  readonly logitBias: Readonly<Record<number, number>> | undefined
+  /** Ask for the log probability of each token of the answer. @since 0.2.0 */
+  readonly logprobs: boolean | undefined
+  /** How many likeliest alternatives to give with each token, 0 to 20; needs `logprobs`. @since 0.2.0 */
+  readonly topLogprobs: number | undefined
+  /** Whether the model may make several calls in one answer. @since 0.2.0 */
+  readonly parallelToolCalls: boolean | undefined
+  /** A stable id of the end user, for the server's abuse detection and caching. @since 0.2.0 */
+  readonly endUser: string | undefined
+  /** The processing tier. @since 0.2.0 */
+  readonly serviceTier: ServiceTier | undefined
+  /** Text most of the answer is expected to repeat (predicted outputs), to answer faster. @since 0.2.0 */
+  readonly prediction: string | undefined
+  /** Fields of the server's own, added to the body as they are (see {@link extra}). @since 0.2.0 */
+  readonly extra: Readonly<Record<string, unknown>> | undefined
 }
 
 /** Every field but the messages, which a request keeps in its own way (DECISIONS.md, D9). */
@@ -79,6 +114,19 @@ const settingsOf = (self: Request): Settings => ({
   includeUsage: self.includeUsage,
   sendReasoning: self.sendReasoning,
   contextTokens: self.contextTokens,
+  seed: self.seed,
+  topP: self.topP,
+  stop: self.stop,
+  presencePenalty: self.presencePenalty,
+  frequencyPenalty: self.frequencyPenalty,
+  logitBias: self.logitBias,
+  logprobs: self.logprobs,
+  topLogprobs: self.topLogprobs,
+  parallelToolCalls: self.parallelToolCalls,
+  endUser: self.endUser,
+  serviceTier: self.serviceTier,
+  prediction: self.prediction,
+  extra: self.extra,
 })
 
 /**
@@ -103,6 +151,19 @@ class RequestImpl implements Request {
   declare readonly includeUsage: boolean | undefined
   declare readonly sendReasoning: boolean | undefined
   declare readonly contextTokens: number | undefined
+  declare readonly seed: number | undefined
+  declare readonly topP: number | undefined
+  declare readonly stop: string | ReadonlyArray<string> | undefined
+  declare readonly presencePenalty: number | undefined
+  declare readonly frequencyPenalty: number | undefined
+  declare readonly logitBias: Readonly<Record<number, number>> | undefined
+  declare readonly logprobs: boolean | undefined
+  declare readonly topLogprobs: number | undefined
+  declare readonly parallelToolCalls: boolean | undefined
+  declare readonly endUser: string | undefined
+  declare readonly serviceTier: ServiceTier | undefined
+  declare readonly prediction: string | undefined
+  declare readonly extra: Readonly<Record<string, unknown>> | undefined
   #backing: Array<Message.Message>
   #length: number
   #messages: ReadonlyArray<Message.Message> | undefined = undefined
@@ -123,6 +184,19 @@ class RequestImpl implements Request {
     this.includeUsage = settings.includeUsage
     this.sendReasoning = settings.sendReasoning
     this.contextTokens = settings.contextTokens
+    this.seed = settings.seed
+    this.topP = settings.topP
+    this.stop = settings.stop
+    this.presencePenalty = settings.presencePenalty
+    this.frequencyPenalty = settings.frequencyPenalty
+    this.logitBias = settings.logitBias
+    this.logprobs = settings.logprobs
+    this.topLogprobs = settings.topLogprobs
+    this.parallelToolCalls = settings.parallelToolCalls
+    this.endUser = settings.endUser
+    this.serviceTier = settings.serviceTier
+    this.prediction = settings.prediction
+    this.extra = settings.extra
   }
 
   static readonly #messagesProperty: PropertyDescriptor = {
@@ -213,6 +287,19 @@ export const make = (model: string): Request =>
       includeUsage: undefined,
       sendReasoning: undefined,
       contextTokens: undefined,
+      seed: undefined,
+      topP: undefined,
+      stop: undefined,
+      presencePenalty: undefined,
+      frequencyPenalty: undefined,
+      logitBias: undefined,
+      logprobs: undefined,
+      topLogprobs: undefined,
+      parallelToolCalls: undefined,
+      endUser: undefined,
+      serviceTier: undefined,
+      prediction: undefined,
+      extra: undefined,
     },
     [],
     0,
@@ -472,9 +559,262 @@ export const contextTokens: {
 } = dual(2, (self: Request, tokens: number) => update(self, { contextTokens: tokens }))
 
 /**
+ * Sets a seed for sampling: the same request with the same seed tends to give the same answer, on
+ * servers that support it. A whole number.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("qwen3-27b").pipe(Request.seed(42), Request.temperature(0.7))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const seed: {
+  (seed: number): (self: Request) => Request
+  (self: Request, seed: number): Request
+} = dual(2, (self: Request, seed: number) => update(self, { seed }))
+
+/**
+ * Sets nucleus sampling: only the likeliest tokens whose probabilities add up to `p` are
+ * considered. From 0 to 1.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("qwen3-27b").pipe(Request.topP(0.9))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const topP: {
+  (p: number): (self: Request) => Request
+  (self: Request, p: number): Request
+} = dual(2, (self: Request, p: number) => update(self, { topP: p }))
+
+/**
+ * Sets where the answer stops: a sequence, or a list of 1 to 4, none empty. The answer does not
+ * include the sequence that stopped it.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(Request.stop(["\n\n", "END"]))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const stop: {
+  (sequences: string | ReadonlyArray<string>): (self: Request) => Request
+  (self: Request, sequences: string | ReadonlyArray<string>): Request
+} = dual(2, (self: Request, sequences: string | ReadonlyArray<string>) =>
+  update(self, { stop: sequences }),
+)
+
+/**
+ * Penalizes tokens that already appear in the answer, from -2 to 2: positive values make the
+ * model move on to new topics.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(Request.presencePenalty(0.5))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const presencePenalty: {
+  (penalty: number): (self: Request) => Request
+  (self: Request, penalty: number): Request
+} = dual(2, (self: Request, penalty: number) => update(self, { presencePenalty: penalty }))
+
+/**
+ * Penalizes tokens by how often they already appear in the answer, from -2 to 2: positive values
+ * make the model repeat itself less.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(Request.frequencyPenalty(0.5))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const frequencyPenalty: {
+  (penalty: number): (self: Request) => Request
+  (self: Request, penalty: number): Request
+} = dual(2, (self: Request, penalty: number) => update(self, { frequencyPenalty: penalty }))
+
+/**
+ * Biases tokens by their id in the model's tokenizer: from -100 (never) to 100 (only that token);
+ * values near ±1 nudge. Replaces an earlier bias.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * // Ids of the model's own tokenizer: never token 50256, token 3763 a little more often.
+ * Request.make("gpt-4o-mini").pipe(Request.logitBias({ 50256: -100, 3763: 1 }))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const logitBias: {
+  (bias: Readonly<Record<number, number>>): (self: Request) => Request
+  (self: Request, bias: Readonly<Record<number, number>>): Request
+} = dual(2, (self: Request, bias: Readonly<Record<number, number>>) =>
+  update(self, { logitBias: bias }),
+)
+
+/**
+ * Asks for the log probability of each token of the answer (`Completion.logprobs`, and a
+ * `LogprobsDelta` event as they stream).
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(Request.logprobs(true), Request.topLogprobs(3))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const logprobs: {
+  (logprobs: boolean): (self: Request) => Request
+  (self: Request, logprobs: boolean): Request
+} = dual(2, (self: Request, logprobs: boolean) => update(self, { logprobs }))
+
+/**
+ * Asks for the `count` likeliest tokens at each position of the answer, with their log
+ * probabilities: a whole number from 0 to 20, with {@link logprobs} set to `true`.
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const topLogprobs: {
+  (count: number): (self: Request) => Request
+  (self: Request, count: number): Request
+} = dual(2, (self: Request, count: number) => update(self, { topLogprobs: count }))
+
+/**
+ * Whether the model may make several calls in one answer (`false`: one call at most). Sent only
+ * when the request offers tools.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(Request.parallelToolCalls(false))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const parallelToolCalls: {
+  (parallel: boolean): (self: Request) => Request
+  (self: Request, parallel: boolean): Request
+} = dual(2, (self: Request, parallel: boolean) => update(self, { parallelToolCalls: parallel }))
+
+/**
+ * Names the end user with a stable id (a hash of their account, say), which some servers use to
+ * detect abuse and to cache prompts (the wire's `user`). Not empty.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("gpt-4o-mini").pipe(Request.endUser("user-5f2a"), Request.user("Hi"))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const endUser: {
+  (id: string): (self: Request) => Request
+  (self: Request, id: string): Request
+} = dual(2, (self: Request, id: string) => update(self, { endUser: id }))
+
+/**
+ * Sets the processing tier, on servers that have tiers.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("o4-mini").pipe(Request.serviceTier("flex"))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const serviceTier: {
+  (tier: ServiceTier): (self: Request) => Request
+  (self: Request, tier: ServiceTier): Request
+} = dual(2, (self: Request, tier: ServiceTier) => update(self, { serviceTier: tier }))
+
+/**
+ * Gives text most of the answer is expected to repeat (a file to be edited a little), so that a
+ * server with predicted outputs answers faster.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * const code = "export const add = (a: number, b: number) => a + b\n"
+ * Request.make("gpt-4o").pipe(Request.user(`Rename add to sum:\n${code}`), Request.prediction(code))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const prediction: {
+  (content: string): (self: Request) => Request
+  (self: Request, content: string): Request
+} = dual(2, (self: Request, content: string) => update(self, { prediction: content }))
+
+/**
+ * Adds fields of a server's own to the body, as they are: vLLM's `chat_template_kwargs`,
+ * OpenRouter's `provider`, a reasoning effort newer than {@link ReasoningEffort}. Each call adds to
+ * those already there; a field given again replaces it. A codec refuses a field it writes itself
+ * for the request: set that one with its own function.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.make("Qwen/Qwen3-8B").pipe(
+ *   Request.extra({ chat_template_kwargs: { enable_thinking: false } }),
+ *   Request.extra({ top_k: 20 }),
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const extra: {
+  (fields: Readonly<Record<string, unknown>>): (self: Request) => Request
+  (self: Request, fields: Readonly<Record<string, unknown>>): Request
+} = dual(2, (self: Request, fields: Readonly<Record<string, unknown>>) =>
+  update(self, { extra: { ...self.extra, ...fields } }),
+)
+
+/**
  * Why the request cannot be sent, or `undefined` when it can: a tool name servers refuse,
- * `Required` with no tools offered, a named tool that is not offered, an empty model name, or a
- * token bound or temperature out of range.
+ * `Required` with no tools offered, a named tool that is not offered, an empty model name, a
+ * token bound, temperature or sampling option out of range (see each option), top logprobs
+ * without logprobs, or an empty end user id.
  *
  * @since 0.1.0
  * @category validation
@@ -504,8 +844,57 @@ export const problem = (self: Request): string | undefined => {
   ) {
     return `context tokens must be a positive whole number, not ${self.contextTokens}`
   }
+  return samplingProblem(self)
+}
+
+/** The bounds of the sampling options, as OpenAI documents them. */
+const samplingProblem = (self: Request): string | undefined => {
+  if (self.seed !== undefined && !Number.isSafeInteger(self.seed)) {
+    return `seed must be a whole number, not ${self.seed}`
+  }
+  if (self.topP !== undefined && !(self.topP >= 0 && self.topP <= 1)) {
+    return `top p must be between 0 and 1, not ${self.topP}`
+  }
+  const stop = self.stop
+  if (stop !== undefined) {
+    const sequences = typeof stop === "string" ? [stop] : stop
+    if (sequences.length === 0 || sequences.length > 4) {
+      return `stop takes 1 to 4 sequences, not ${sequences.length}`
+    }
+    if (sequences.some((sequence) => typeof sequence !== "string" || sequence === "")) {
+      return "a stop sequence must be a text that is not empty"
+    }
+  }
+  const penalty = penaltyProblem("presence penalty", self.presencePenalty)
+  if (penalty !== undefined) return penalty
+  const frequency = penaltyProblem("frequency penalty", self.frequencyPenalty)
+  if (frequency !== undefined) return frequency
+  for (const [token, bias] of Object.entries(self.logitBias ?? {})) {
+    if (!tokenId.test(token))
+      return `logit bias is keyed by token ids (whole numbers), not ${token}`
+    if (!(bias >= -100 && bias <= 100)) {
+      return `the logit bias of token ${token} must be between -100 and 100, not ${bias}`
+    }
+  }
+  const top = self.topLogprobs
+  if (top !== undefined) {
+    if (!(Number.isInteger(top) && top >= 0 && top <= 20)) {
+      return `top logprobs must be a whole number from 0 to 20, not ${top}`
+    }
+    if (self.logprobs !== true) return "top logprobs needs logprobs: set Request.logprobs(true)"
+  }
+  if (self.endUser !== undefined && self.endUser.trim() === "") {
+    return "the end user id is empty"
+  }
   return undefined
 }
+
+const tokenId = /^\d{1,15}$/
+
+const penaltyProblem = (name: string, penalty: number | undefined): string | undefined =>
+  penalty === undefined || (penalty >= -2 && penalty <= 2)
+    ? undefined
+    : `${name} must be between -2 and 2, not ${penalty}`
 
 /**
  * Succeeds with the request when it can be sent, or fails with an Unsupported error that says

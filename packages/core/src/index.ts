@@ -13,8 +13,12 @@ export * as Completion from "./Completion.js"
 export * as Event from "./Event.js"
 /** @since 0.1.0 */
 export * as Json from "./Json.js"
+/** @since 0.2.0 */
+export * as JsonSchema from "./JsonSchema.js"
 /** @since 0.1.0 */
 export * as Message from "./Message.js"
+/** @since 0.2.0 */
+export * as PartialJson from "./PartialJson.js"
 /** @since 0.1.0 */
 export * as Redaction from "./Redaction.js"
 /** @since 0.1.0 */

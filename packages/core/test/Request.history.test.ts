@@ -158,6 +158,19 @@ describe("Request history", () => {
       "includeUsage",
       "sendReasoning",
       "contextTokens",
+      "seed",
+      "topP",
+      "stop",
+      "presencePenalty",
+      "frequencyPenalty",
+      "logitBias",
+      "logprobs",
+      "topLogprobs",
+      "parallelToolCalls",
+      "endUser",
+      "serviceTier",
+      "prediction",
+      "extra",
     ])
     assert.deepStrictEqual({ ...request }.messages, [Message.user("hi")])
     assert.deepStrictEqual(JSON.parse(JSON.stringify(request)).messages, [

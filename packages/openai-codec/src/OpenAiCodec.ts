@@ -87,9 +87,10 @@ export const errorPrefix: string = Encoder.errorPrefix
 export const emptyResultContent: string = Encoder.emptyResultContent
 
 /**
- * The fields lean encoding leaves out: `reasoning_effort` and `stream_options`, which a strict
- * server may refuse and the answer does not depend on. A tool choice and a response format are
- * requirements and are never left out (DECISIONS.md D40).
+ * The fields lean encoding leaves out: `reasoning_effort`, `service_tier`, `user`, `prediction`
+ * and `stream_options`, which a strict server may refuse and the answer does not depend on,
+ * also when they come from `Request.extra`. A tool choice, a response format and the sampling
+ * options are requirements and are never left out (DECISIONS.md D40, D48).
  *
  * @since 0.2.0
  * @category constants
@@ -102,8 +103,11 @@ export const optionalFields: ReadonlyArray<string> = Encoder.optionalFields
  *
  * - Unsupported, for what the wire cannot carry: `Required` without tools, a named tool that is
  *   not offered, an image in a tool result, a binary file that is not an image, a call without
- *   its result, a file by path that was not read (codecs read no files; `@svir/client` does);
+ *   its result, a file by path that was not read (codecs read no files; `@svir/client` does),
+ *   an option out of range (`Request.problem`), an extra field that is not JSON;
  * - Attachment, for a text file whose bytes are not UTF-8;
+ * - Config, for a `Request.extra` field the encoder writes itself (`temperature` when the request
+ *   sets one, `model`, `messages`, `stream`, `stream_options`): set it with its own function (D50);
  * - ContextOverflow, when the request sets `contextTokens` and the body's length in UTF-8 bytes
  *   plus `maxTokens` does not fit in it, or `maxTokens` is 0 (D42).
  *

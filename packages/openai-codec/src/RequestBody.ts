@@ -142,8 +142,20 @@ export type ResponseFormatParam =
     }
 
 /**
+ * Predicted output: text most of the answer is expected to repeat.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PredictionParam {
+  type: "content"
+  content: string
+}
+
+/**
  * The fields every body has, streamed or not. Optional fields are present only when the request
- * sets them.
+ * sets them; `parallel_tool_calls` only when tools are offered too (D49). A body also carries the
+ * request's extra fields (`Request.extra`), which this type does not name (D50).
  *
  * @since 0.1.0
  * @category models
@@ -153,9 +165,33 @@ export interface Fields {
   messages: Array<ChatMessage>
   max_tokens?: number
   temperature?: number
+  /** @since 0.2.0 */
+  top_p?: number
+  /** @since 0.2.0 */
+  seed?: number
+  /** @since 0.2.0 */
+  stop?: string | Array<string>
+  /** @since 0.2.0 */
+  presence_penalty?: number
+  /** @since 0.2.0 */
+  frequency_penalty?: number
+  /** Bias by token id, written in decimal. @since 0.2.0 */
+  logit_bias?: { [token: string]: number }
+  /** @since 0.2.0 */
+  logprobs?: boolean
+  /** @since 0.2.0 */
+  top_logprobs?: number
   reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high"
+  /** @since 0.2.0 */
+  service_tier?: "auto" | "default" | "flex" | "scale" | "priority" | "fast"
+  /** The end user's id (`Request.endUser`). @since 0.2.0 */
+  user?: string
+  /** @since 0.2.0 */
+  prediction?: PredictionParam
   tools?: Array<FunctionTool>
   tool_choice?: ToolChoiceParam
+  /** @since 0.2.0 */
+  parallel_tool_calls?: boolean
   response_format?: ResponseFormatParam
 }
 

@@ -11,3 +11,5 @@ export * as OpenAiCodec from "./OpenAiCodec.js"
 export * as RequestBody from "./RequestBody.js"
 /** @since 0.1.0 */
 export * as ServerError from "./ServerError.js"
+/** @since 0.2.0 */
+export * as ToolSchema from "./ToolSchema.js"

@@ -4,12 +4,12 @@
  *
  * @since 0.1.0
  */
-import { type Tool, type ToolCall, ToolResult } from "@svir/core"
+import { type Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Entry, toEffect } from "./internal/entry.js"
-import { fromEntries } from "./internal/registry.js"
+import { fromEntries, isTools } from "./internal/registry.js"
 import type * as Tools from "./Tools.js"
 
 /**
@@ -135,16 +135,52 @@ export const layer = <R = never>(rules: Rules<R>): Layer.Layer<Policy, never, R>
     }),
   )
 
+const denied = (call: ToolCall.ToolCall, decision: Decision): ToolResult.ToolResult =>
+  ToolResult.error(call.id, `permission denied: ${decision._tag === "Deny" ? decision.reason : ""}`)
+
 /**
- * Guards every tool of a registry with the {@link Policy}: hidden tools are not offered and are
- * answered as unknown, denied calls get `permission denied: ...` and never reach the handler. The
- * registry then needs a `Policy`: calling it without one does not compile. Guard a registry once
- * it has all its tools; tools added after are not guarded.
+ * Guards every tool of a toolbox with the {@link Policy}: hidden tools are not offered and are
+ * answered as unknown, denied calls get `permission denied: ...` and never reach the toolbox. The
+ * toolbox then needs a `Policy`: calling it without one does not compile. Any toolbox can be
+ * guarded: a registry (which stays a registry; guard it once it has all its tools, as tools added
+ * after are not guarded), an MCP server's, one made with `Toolbox.make` or `Toolbox.combine`. A
+ * toolbox that is not a registry is asked for its tools on each call, to find the tool the policy
+ * decides on, as `Toolbox.combine` does (R8).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Tool, Toolbox, ToolResult } from "@svir/core"
+ * import { Permission } from "@svir/registry"
+ *
+ * const files = Toolbox.make({
+ *   tools: [Tool.make("delete_file", "Delete a file.")],
+ *   call: (call) => Effect.succeed(ToolResult.make(call.id, "deleted")),
+ * })
+ * const guarded = Permission.guard(files) // Toolbox<Policy>
+ * ```
  *
  * @since 0.1.0
  * @category combinators
  */
-export const guard = <R>(tools: Tools.Tools<R>): Tools.Tools<R | Policy> => {
+export const guard = <T extends Toolbox.Toolbox<unknown>>(toolbox: T): Guarded<T> =>
+  (isTools(toolbox) ? guardRegistry(toolbox) : guardToolbox(toolbox)) as Guarded<T>
+
+/**
+ * What {@link guard} gives: a registry for a registry, a toolbox for any other toolbox, each
+ * needing a {@link Policy} besides what it needed.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Guarded<T> =
+  T extends Tools.Tools<infer R>
+    ? Tools.Tools<R | Policy>
+    : T extends Toolbox.Toolbox<infer R>
+      ? Toolbox.Toolbox<R | Policy>
+      : never
+
+const guardRegistry = <R>(tools: Tools.Tools<R>): Tools.Tools<R | Policy> => {
   const entries = new Map<string, Entry<R | Policy>>()
   for (const [name, entry] of tools.entries) {
     const visible = Effect.flatMap(Effect.service(Policy), (policy) => policy.visible(entry.tool))
@@ -159,10 +195,40 @@ export const guard = <R>(tools: Tools.Tools<R>): Tools.Tools<R | Policy> => {
           Effect.flatMap(policy.decide(entry.tool, call), (decision) =>
             decision._tag === "Allow"
               ? toEffect(entry.answer(call))
-              : Effect.succeed(ToolResult.error(call.id, `permission denied: ${decision.reason}`)),
+              : Effect.succeed(denied(call, decision)),
           ),
         ),
     })
   }
   return fromEntries(entries)
+}
+
+/** R8: any toolbox, guarded through its contract alone: `tools` and `call`. */
+const guardToolbox = <R>(toolbox: Toolbox.Toolbox<R>): Toolbox.Toolbox<R | Policy> => {
+  const offered = Effect.flatMap(Effect.service(Policy), (policy) =>
+    Effect.flatMap(toolbox.tools, (tools) => Effect.filter(tools, (tool) => policy.visible(tool))),
+  )
+  return Toolbox.make({
+    tools: offered,
+    call: (call) =>
+      Effect.flatMap(Effect.service(Policy), (policy) =>
+        Effect.flatMap(offered, (tools) => {
+          const tool = tools.find((tool) => tool.name === call.name)
+          if (tool === undefined) {
+            return Effect.succeed(
+              ToolResult.unknownTool(
+                call.id,
+                call.name,
+                tools.map((tool) => tool.name),
+              ),
+            )
+          }
+          return Effect.flatMap(policy.decide(tool, call), (decision) =>
+            decision._tag === "Allow"
+              ? Toolbox.callSafely(toolbox, call)
+              : Effect.succeed(denied(call, decision)),
+          )
+        }),
+      ),
+  })
 }

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { SvirError, Text, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { Json, SvirError, Text, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -97,11 +97,67 @@ const withEntry = <R, R2>(self: Tools<R>, entry: Entry.Entry<R2>): Tools<R | R2>
 }
 
 /**
+ * What `Tools.add` says, in place of a schema's type, of a schema whose arguments are not an
+ * object: a compile error names this key (R7).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface NotAnObject {
+  readonly "Tools.add: the arguments must be an object, as OpenAI's function parameters are: describe them with Schema.Struct or z.object, one field each": never
+}
+
+/**
+ * `unknown` when a schema's arguments are an object, else {@link NotAnObject}: `Tools.add` takes
+ * `S & ObjectArguments<S>`, so `Schema.String` or `z.array(...)` does not compile (R7).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ObjectArguments<S> =
+  Arguments.Type<S> extends ReadonlyArray<unknown>
+    ? NotAnObject
+    : Arguments.Type<S> extends object
+      ? unknown
+      : NotAnObject
+
+/** The schema a root `$ref` names (`Schema.Struct` with an identifier gives one), or the root. */
+const rootOf = (schema: Tool.JsonSchema): { readonly [key: string]: unknown } => {
+  const match = typeof schema.$ref === "string" && /^#\/\$defs\/([^/]+)$/.exec(schema.$ref)
+  const definitions = schema.$defs
+  if (!match || !Json.isObject(definitions)) return schema
+  const target = definitions[match[1]!]
+  return Json.isObject(target) ? target : schema
+}
+
+/** R7: why the JSON Schema of a tool's arguments is not one object, or `undefined` when it is. */
+const notAnObject = (name: string, schema: Tool.JsonSchema): string | undefined => {
+  const root = rootOf(schema)
+  if (root.type === "object") return undefined
+  const what =
+    "anyOf" in root || "oneOf" in root
+      ? "a union (anyOf), not one object: make it one struct with a field that says which case"
+      : `of ${root.type === undefined ? "no type" : `type ${JSON.stringify(root.type)}`}, not an object: describe the arguments with Schema.Struct or z.object, one field each`
+  return `the tool ${name} cannot be registered: OpenAI's function parameters must be an object (type "object"), and the schema of its arguments is ${what}`
+}
+
+/** R7: a tool whose arguments are not an object: listing the tools dies, with why. */
+const refused = (tool: Tool.Tool, message: string): Entry.Entry<never> => {
+  const error = SvirError.make("Config", message)
+  return { tool, visible: Effect.die(error), answer: () => Effect.die(error) }
+}
+
+/**
  * Adds a tool whose arguments are described by a schema: an Effect Schema, or a Standard Schema
  * that also gives JSON Schema (any zod 4 schema). The JSON Schema the model sees and the decoding
  * of the arguments come from that one schema. Arguments that do not fit never reach the handler:
  * the model gets `invalid arguments: ...`, naming each field. A name already registered is
  * replaced.
+ *
+ * The arguments must be an object, as OpenAI's function parameters are: a schema whose type is not
+ * an object (`Schema.String`, `z.array(...)`) does not compile, naming {@link NotAnObject}; one
+ * whose JSON Schema is not one object all the same (a union of structs, which is `anyOf`) makes
+ * listing the tools die with a `Config` error that says why (R7).
  *
  * @example
  * ```ts
@@ -128,14 +184,14 @@ export const add: {
   <S extends Arguments.ArgumentsSchema, E = never, R2 = never>(
     name: string,
     description: string,
-    schema: S,
+    schema: S & ObjectArguments<S>,
     handler: Handler<Arguments.Type<S>, E, R2>,
   ): <R>(self: Tools<R>) => Tools<R | R2 | Arguments.Services<S>>
   <R, S extends Arguments.ArgumentsSchema, E = never, R2 = never>(
     self: Tools<R>,
     name: string,
     description: string,
-    schema: S,
+    schema: S & ObjectArguments<S>,
     handler: Handler<Arguments.Type<S>, E, R2>,
   ): Tools<R | R2 | Arguments.Services<S>>
 } = dual(
@@ -149,7 +205,11 @@ export const add: {
   ): Tools<R | R2 | Arguments.Services<S>> => {
     const decoder = Entry.decoderOf(schema)
     const tool = Tool.make(name, description, decoder.jsonSchema)
-    return withEntry(self, Entry.make(tool, decoder, handler))
+    const problem = notAnObject(name, decoder.jsonSchema)
+    return withEntry(
+      self,
+      problem === undefined ? Entry.make(tool, decoder, handler) : refused(tool, problem),
+    )
   },
 )
 

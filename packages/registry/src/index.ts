@@ -17,6 +17,14 @@ export * as Arguments from "./Arguments.js"
 export * as Permission from "./Permission.js"
 
 /**
+ * Typed structured output: a strict JSON Schema response format from a schema, and the answer
+ * decoded to its type.
+ *
+ * @since 0.2.0
+ */
+export * as StructuredOutput from "./StructuredOutput.js"
+
+/**
  * A registry of tools and their handlers, a Toolbox you build by chaining.
  *
  * @since 0.1.0

@@ -23,7 +23,12 @@ export interface Settings {
   readonly baseUrl: string
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly headers: Readonly<Record<string, string>>
-  /** Takes the key and the header values out of every error and log line that leaves the client. */
+  /** Query parameters added to every request's URL (D18). */
+  readonly query: Readonly<Record<string, string>>
+  /**
+   * Takes the key, the header values and the query values out of every error and log line that
+   * leaves the client.
+   */
   readonly redaction: Redaction.Redaction
   readonly codec: Codec.Codec
   readonly retry: {
@@ -84,8 +89,18 @@ export const normalizeBaseUrl = (
     )
   }
   // An empty query or fragment (a trailing `?` or `#`) is one too; the URL parser drops it.
-  if (url.search !== "" || url.hash !== "" || /[?#]/.test(raw)) {
-    return Effect.fail(configError("the base URL must not have a query or a fragment"))
+  // D19: a query goes in the `query` option, whose values are kept out of errors. Its names are
+  // shown, never its values, which can hold a key.
+  if (url.search !== "" || /\?/.test(raw.split("#")[0]!)) {
+    const names = [...new Set(url.searchParams.keys())].map((name) => JSON.stringify(name))
+    return Effect.fail(
+      configError(
+        `the base URL must not have a query: give its parameters as the \`query\` option${names.length === 0 ? "" : ` (${names.join(", ")})`}`,
+      ),
+    )
+  }
+  if (url.hash !== "" || raw.includes("#")) {
+    return Effect.fail(configError("the base URL must not have a fragment"))
   }
   if (url.protocol === "http:" && !allowInsecureHttp && !isLoopback(url.hostname)) {
     return Effect.fail(
@@ -144,6 +159,46 @@ export const checkHeaders = (
     checked[lower] = value
   }
   return Effect.succeed(checked)
+}
+
+/**
+ * D18: the query parameters, each name not empty and each name and value a string that can be
+ * written in a URL (a lone surrogate cannot). The value is never shown: it may be a key.
+ */
+export const checkQuery = (
+  query: Readonly<Record<string, string>>,
+): Effect.Effect<Readonly<Record<string, string>>, SvirError.SvirError> => {
+  for (const [name, value] of Object.entries(query)) {
+    if (name === "" || !inUrl(name)) {
+      return Effect.fail(configError(`${JSON.stringify(name)} is not a valid query parameter name`))
+    }
+    if (typeof value !== "string" || !inUrl(value)) {
+      return Effect.fail(
+        configError(
+          `the value of the query parameter ${JSON.stringify(name)} is not text a URL can carry`,
+        ),
+      )
+    }
+  }
+  return Effect.succeed({ ...query })
+}
+
+/** Whether a text can be percent-encoded: one with a lone surrogate cannot. */
+const inUrl = (text: string): boolean => {
+  try {
+    encodeURIComponent(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** D18: the query as it ends every URL, percent-encoded (`?a=1&b=2`), or `""` for none. */
+export const queryString = (query: Readonly<Record<string, string>>): string => {
+  const pairs = Object.entries(query).map(
+    ([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+  )
+  return pairs.length === 0 ? "" : `?${pairs.join("&")}`
 }
 
 export const checkApiKey = (
@@ -218,14 +273,18 @@ export const count = (
     : Effect.fail(configError(`${name} must be a whole number of ${least} or more, not ${input}`))
 
 /**
- * The redaction of the key and of every configured header value: users put keys, tokens and
- * cookies in `headers`, and any of them can come back in a server's error.
+ * The redaction of the key and of every configured header and query value: users put keys,
+ * tokens and cookies in `headers`, keys in the query (Azure's `api-key`, D18), and any of them can
+ * come back in a server's error. A query value is also redacted as the URL writes it, since a
+ * character beyond ASCII takes several `%XX` there.
  */
 export const redactionOf = (
   apiKey: Redacted.Redacted<string> | undefined,
   headers: Readonly<Record<string, string>>,
+  query: Readonly<Record<string, string>>,
 ): Redaction.Redaction =>
   Redaction.make([
     ...(apiKey === undefined ? [] : [Redacted.value(apiKey)]),
     ...Object.values(headers),
+    ...Object.values(query).flatMap((value) => [value, encodeURIComponent(value)]),
   ])

@@ -12,6 +12,7 @@ import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as UrlParams from "effect/http/UrlParams"
 import * as Option from "effect/Option"
 import type * as Pull from "effect/Pull"
 import * as Redacted from "effect/Redacted"
@@ -172,7 +173,10 @@ export const make = (http: HttpClient.HttpClient, settings: Settings): Transport
   const configuredNames = Object.keys(settings.headers)
   let namesGiven: ReadonlyArray<string | RegExp> | undefined
   let namesRedacted: ReadonlyArray<string | RegExp> = []
-  /** The context a request is executed in, one update for the three services it sets. */
+  const queryNames = Object.keys(settings.query)
+  let paramsGiven: ReadonlyArray<string | RegExp> | undefined
+  let paramsRedacted: ReadonlyArray<string | RegExp> = []
+  /** The context a request is executed in, one update for the services it sets. */
   const exchangeContext = <R>(context: Context.Context<R>): Context.Context<R> => {
     const init = Context.getOrUndefined(context, FetchHttpClient.RequestInit)
     const names = Context.get(context, Headers.CurrentRedactedNames)
@@ -180,7 +184,7 @@ export const make = (http: HttpClient.HttpClient, settings: Settings): Transport
       namesGiven = names
       namesRedacted = [...names, ...configuredNames]
     }
-    return context.pipe(
+    const redacting = context.pipe(
       // Trace headers would tell a third-party server about the caller's spans, and make a
       // browser's preflight fail unless the server allows them.
       Context.add(HttpClient.TracerPropagationEnabled, false),
@@ -193,6 +197,15 @@ export const make = (http: HttpClient.HttpClient, settings: Settings): Transport
       // A span that records headers shows these as redacted, as it does authorization.
       Context.add(Headers.CurrentRedactedNames, namesRedacted),
     )
+    if (queryNames.length === 0) return redacting
+    // D18: a span's URL shows the configured query parameters redacted, as their values may be
+    // keys.
+    const params = Context.get(context, UrlParams.CurrentRedactedNames)
+    if (params !== paramsGiven) {
+      paramsGiven = params
+      paramsRedacted = [...params, ...queryNames]
+    }
+    return Context.add(redacting, UrlParams.CurrentRedactedNames, paramsRedacted)
   }
 
   /**

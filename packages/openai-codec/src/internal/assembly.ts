@@ -115,32 +115,144 @@ export const promptFiltered = (reports: unknown): boolean =>
   Array.isArray(reports) &&
   reports.some((report) => Json.isObject(report) && isFiltered(report.content_filter_results))
 
+/** Why a `usage` object cannot be read (D30, D51). */
+export type UnreadableUsage = "not an object" | "incomplete" | "bad detail"
+
+/** D51: each detail of a usage, where it is on the wire: its group and its key. */
+const usageDetails = [
+  ["cachedInput", "prompt_tokens_details", "cached_tokens"],
+  ["audioInput", "prompt_tokens_details", "audio_tokens"],
+  ["reasoning", "completion_tokens_details", "reasoning_tokens"],
+  ["audioOutput", "completion_tokens_details", "audio_tokens"],
+] as const
+
+const isCount = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+
 /**
- * A `usage` object read: the counts, `"not an object"`, or `"incomplete"` when the server left out
- * `prompt_tokens` or `completion_tokens`. D30: a missing count is never read as 0.
+ * A `usage` object read: the counts and the details the server gave, or why it cannot be read:
+ * `"not an object"`, `"incomplete"` when the server left out `prompt_tokens` or
+ * `completion_tokens` (D30: a missing count is never read as 0), or `"bad detail"` when a detail
+ * is not a count, which lenient mode leaves out (D51). A detail that is absent or null is absent;
+ * DeepSeek's `prompt_cache_hit_tokens` counts as the cached input when `prompt_tokens_details`
+ * does not say.
  */
-export const readUsage = (usage: unknown): Completion.Usage | "not an object" | "incomplete" => {
+export const readUsage = (usage: unknown, lenient: boolean): Completion.Usage | UnreadableUsage => {
   if (!Json.isObject(usage)) return "not an object"
   const input = usage.prompt_tokens
   const output = usage.completion_tokens
   if (typeof input !== "number" || typeof output !== "number") return "incomplete"
   const total = typeof usage.total_tokens === "number" ? usage.total_tokens : input + output
-  const details = usage.completion_tokens_details
-  const reasoning =
-    Json.isObject(details) && typeof details.reasoning_tokens === "number"
-      ? details.reasoning_tokens
-      : undefined
-  return reasoning === undefined ? { input, output, total } : { input, output, total, reasoning }
+  const read: Mutable<Completion.Usage> = { input, output, total }
+  const cacheHits = usage.prompt_cache_hit_tokens
+  // D47: most usages have no details (vLLM by default, llama.cpp before #19361).
+  if (
+    usage.prompt_tokens_details == null &&
+    usage.completion_tokens_details == null &&
+    cacheHits == null
+  ) {
+    return read
+  }
+  for (const [detail, group, key] of usageDetails) {
+    const details = usage[group]
+    if (details === undefined || details === null) continue
+    if (!Json.isObject(details)) {
+      if (lenient) continue
+      return "bad detail"
+    }
+    const value = details[key]
+    if (value === undefined || value === null) continue
+    if (isCount(value)) read[detail] = value
+    else if (!lenient) return "bad detail"
+  }
+  if (read.cachedInput === undefined && cacheHits !== undefined && cacheHits !== null) {
+    if (isCount(cacheHits)) read.cachedInput = cacheHits
+    else if (!lenient) return "bad detail"
+  }
+  return read
 }
 
-/** The error for a usage the decoder cannot read (D30); lenient mode leaves it out. */
-export const unreadableUsage = (read: "not an object" | "incomplete"): SvirError.SvirError =>
-  read === "incomplete"
-    ? SvirError.make(
+/** The error for a usage the decoder cannot read (D30, D51); lenient mode leaves it out. */
+export const unreadableUsage = (read: UnreadableUsage): SvirError.SvirError => {
+  switch (read) {
+    case "incomplete":
+      return SvirError.make(
         "Protocol",
         "the server sent a usage without prompt_tokens or completion_tokens (lenient mode leaves it out)",
       )
-    : notChatCompletions("a usage that is not an object")
+    case "bad detail":
+      return SvirError.make(
+        "Protocol",
+        "the server sent a usage detail that is not a count of tokens (lenient mode leaves the detail out)",
+      )
+    case "not an object":
+      return notChatCompletions("a usage that is not an object")
+  }
+}
+
+/**
+ * D52: one token's log probability, or `undefined` when it cannot be read: `token` a string,
+ * `logprob` a number, `bytes` (absent or null, or bytes) and `top_logprobs` (absent or null, or
+ * a list of tokens read the same way).
+ */
+const readTopLogprob = (entry: unknown): Completion.TopLogprob | undefined => {
+  if (!Json.isObject(entry)) return undefined
+  const { token, logprob, bytes } = entry
+  if (typeof token !== "string" || typeof logprob !== "number") return undefined
+  if (bytes === undefined || bytes === null) return { token, logprob }
+  if (!Array.isArray(bytes) || !bytes.every(isByte)) return undefined
+  return { token, logprob, bytes }
+}
+
+const isByte = (value: unknown): boolean =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= 255
+
+const readTokenLogprob = (entry: unknown): Completion.TokenLogprob | undefined => {
+  const read = readTopLogprob(entry)
+  if (read === undefined) return undefined
+  const top = (entry as JsonObject).top_logprobs
+  if (top === undefined || top === null) return { ...read, topLogprobs: [] }
+  if (!Array.isArray(top)) return undefined
+  const topLogprobs: Array<Completion.TopLogprob> = []
+  for (const alternative of top) {
+    const readAlternative = readTopLogprob(alternative)
+    if (readAlternative === undefined) return undefined
+    topLogprobs.push(readAlternative)
+  }
+  return { ...read, topLogprobs }
+}
+
+/**
+ * D52: the log probabilities of a choice, `logprobs.content` then `logprobs.refusal` (one of them
+ * is empty: a refusal is the whole answer, D14). A shape this codec cannot read is a Protocol
+ * error in strict mode; lenient mode skips the tokens it cannot read.
+ */
+export const readLogprobs = (
+  logprobs: unknown,
+  lenient: boolean,
+): Result.Result<Array<Completion.TokenLogprob>, SvirError.SvirError> => {
+  const tokens: Array<Completion.TokenLogprob> = []
+  if (!Json.isObject(logprobs)) {
+    return lenient
+      ? Result.succeed(tokens)
+      : Result.fail(notChatCompletions("logprobs that are not an object"))
+  }
+  for (const list of [logprobs.content, logprobs.refusal]) {
+    if (list === undefined || list === null) continue
+    if (!Array.isArray(list)) {
+      if (lenient) continue
+      return Result.fail(notChatCompletions("logprobs that are not a list of tokens"))
+    }
+    for (const entry of list) {
+      const token = readTokenLogprob(entry)
+      if (token !== undefined) tokens.push(token)
+      else if (!lenient) {
+        return Result.fail(notChatCompletions("a log probability of a token that cannot be read"))
+      }
+    }
+  }
+  return Result.succeed(tokens)
+}
 
 /**
  * D20: arguments are a string. llama.cpp (#20198) and Ollama (#6155) send a JSON object; lenient
@@ -288,6 +400,8 @@ export class Assembly {
   private finish: WireFinish | undefined
   private filtered = false
   private usage: Completion.Usage | undefined
+  /** D52: made for the first logprobs the server sends (most answers have none). */
+  private logprobs: Array<Completion.TokenLogprob> | undefined
 
   constructor(private readonly options: Options.Resolved) {}
 
@@ -359,7 +473,7 @@ export class Assembly {
 
   /** D30: usage comes once, with both counts; lenient mode keeps the last it can read. */
   private usageOf(usage: unknown): SvirError.SvirError | undefined {
-    const read = readUsage(usage)
+    const read = readUsage(usage, this.options.lenient)
     // Lenient mode skips the usage only: the rest of the chunk can hold calls.
     if (typeof read === "string") return this.options.lenient ? undefined : unreadableUsage(read)
     if (this.usage !== undefined && !this.options.lenient) {
@@ -409,8 +523,25 @@ export class Assembly {
         : this.unknownShape("a delta that is not an object")
       if (error !== undefined) return error
     }
+    const logprobs = choice.logprobs
+    if (logprobs !== undefined && logprobs !== null) {
+      const error = this.logprobsOf(logprobs, out)
+      if (error !== undefined) return error
+    }
     const finish = choice.finish_reason
     if (finish !== undefined && finish !== null) return this.finishWith(finish, out)
+    return undefined
+  }
+
+  /** D52: the log probabilities beside a delta, kept for the Completion and given as an event. */
+  private logprobsOf(logprobs: unknown, out: Array<Event.Event>): SvirError.SvirError | undefined {
+    const read = readLogprobs(logprobs, this.options.lenient)
+    if (Result.isFailure(read)) return read.failure
+    const tokens = read.success
+    this.logprobs ??= []
+    if (tokens.length === 0) return undefined
+    for (const token of tokens) this.logprobs.push(token)
+    out.push(Event.logprobsDelta(tokens))
     return undefined
   }
 
@@ -732,6 +863,7 @@ export class Assembly {
       finish: this.finish,
       filtered: this.filtered,
       usage: this.usage,
+      logprobs: this.logprobs,
     })
   }
 }
@@ -747,6 +879,7 @@ export interface Draft {
   readonly finish: WireFinish
   readonly filtered: boolean
   readonly usage: Completion.Usage | undefined
+  readonly logprobs: ReadonlyArray<Completion.TokenLogprob> | undefined
 }
 
 const contradiction = (what: string): Result.Result<never, SvirError.SvirError> =>
@@ -805,5 +938,6 @@ export const settle = (draft: Draft): Result.Result<Completion.Completion, SvirE
   if (draft.id !== undefined) completion.id = draft.id
   if (draft.model !== undefined) completion.model = draft.model
   if (draft.usage !== undefined) completion.usage = draft.usage
+  if (draft.logprobs !== undefined) completion.logprobs = draft.logprobs
   return Result.succeed(completion)
 }

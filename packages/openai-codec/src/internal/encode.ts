@@ -17,10 +17,25 @@ export const errorPrefix = "error: "
 export const emptyResultContent = "(no output)"
 
 /**
- * D40: the optional fields, which a strict server may refuse and the answer does not depend on.
- * Lean encoding leaves them out; everything else the request sets is kept.
+ * D40, D48: the optional fields, which a strict server may refuse and the answer does not depend
+ * on. Lean encoding leaves them out, from the request's extra fields too (D50); everything else
+ * the request sets is kept.
  */
-export const optionalFields: ReadonlyArray<string> = ["reasoning_effort", "stream_options"]
+export const optionalFields: ReadonlyArray<string> = [
+  "reasoning_effort",
+  "service_tier",
+  "user",
+  "prediction",
+  "stream_options",
+]
+
+/** D50: fields extra may never name, whatever the request sets: the encoder's own framing. */
+const framingFields: ReadonlySet<string> = new Set([
+  "model",
+  "messages",
+  "stream",
+  "stream_options",
+])
 
 /**
  * Writes the body of a request already checked by `Request.validate`, or gives the error of the
@@ -38,8 +53,12 @@ export const encodeBody = (
   const body: RequestBody.Fields = { model: request.model, messages: [] }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
   if (request.temperature !== undefined) body.temperature = request.temperature
-  if (request.reasoningEffort !== undefined && !lean) {
-    body.reasoning_effort = request.reasoningEffort
+  writeSampling(request, body)
+  if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort
+  if (request.serviceTier !== undefined) body.service_tier = request.serviceTier
+  if (request.endUser !== undefined) body.user = request.endUser
+  if (request.prediction !== undefined) {
+    body.prediction = { type: "content", content: request.prediction }
   }
   for (const tool of request.tools) {
     const deep = tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
@@ -62,6 +81,10 @@ export const encodeBody = (
       body.tool_choice = { type: "function", function: { name: choice.name } }
       break
   }
+  // D49: OpenAI refuses parallel_tool_calls in a request that offers no tools.
+  if (request.parallelToolCalls !== undefined && request.tools.length > 0) {
+    body.parallel_tool_calls = request.parallelToolCalls
+  }
   const format = request.responseFormat
   if (format?._tag === "JsonSchema") {
     const deep = tooDeep(format.schema, `the schema of the response format ${format.name}`)
@@ -76,11 +99,64 @@ export const encodeBody = (
     ? {
         ...body,
         stream: true,
-        ...(request.includeUsage === true && !lean && { stream_options: { include_usage: true } }),
+        ...(request.includeUsage === true && { stream_options: { include_usage: true } }),
       }
     : body
+  if (request.extra !== undefined) {
+    const refused = extraProblem(request.extra, whole)
+    if (refused !== undefined) return Result.fail(refused)
+    Object.assign(whole, request.extra)
+  }
+  // D40: the lean body is the full one without the optional fields, wherever they came from.
+  if (lean) for (const field of optionalFields) Reflect.deleteProperty(whole, field)
   const admitted = admission(request, whole)
   return admitted === undefined ? Result.succeed(whole) : Result.fail(admitted)
+}
+
+/** D48: the sampling options, each under its wire name, only when set. */
+const writeSampling = (request: Request.Request, body: RequestBody.Fields): void => {
+  if (request.topP !== undefined) body.top_p = request.topP
+  if (request.seed !== undefined) body.seed = request.seed
+  const stop = request.stop
+  if (stop !== undefined) body.stop = typeof stop === "string" ? stop : [...stop]
+  if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty
+  if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty
+  if (request.logitBias !== undefined) body.logit_bias = { ...request.logitBias }
+  if (request.logprobs !== undefined) body.logprobs = request.logprobs
+  if (request.topLogprobs !== undefined) body.top_logprobs = request.topLogprobs
+}
+
+/**
+ * D50: extra fields go into the body as they are, but never over a field the encoder writes for
+ * this request (nor the framing, whatever the request sets): a Config error says to set it with
+ * its own function. They must be JSON, nested no deeper than `Json.maxDepth`.
+ */
+const extraProblem = (
+  extra: Readonly<Record<string, unknown>>,
+  body: RequestBody.RequestBody,
+): SvirError.SvirError | undefined => {
+  for (const field of Object.keys(extra)) {
+    if (framingFields.has(field) || Object.hasOwn(body, field)) {
+      return SvirError.make(
+        "Config",
+        `the extra field ${field} is one the encoder writes: set it with its own Request function, not with Request.extra`,
+      )
+    }
+  }
+  const deep = tooDeep(extra, "an extra field")
+  if (deep !== undefined) return deep
+  for (const [field, value] of Object.entries(extra)) {
+    let text: string | undefined
+    try {
+      text = JSON.stringify(value)
+    } catch {
+      text = undefined
+    }
+    if (text === undefined) {
+      return SvirError.make("Unsupported", `the extra field ${field} is not a JSON value`)
+    }
+  }
+  return undefined
 }
 
 /**

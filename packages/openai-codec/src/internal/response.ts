@@ -8,6 +8,7 @@ import {
   ReasoningBySource,
   readArguments,
   readFinish,
+  readLogprobs,
   readUsage,
   reasoningPieces,
   settle,
@@ -65,7 +66,7 @@ export const decodeResponse = (
   const choice: unknown = choices[0]
   let usage: Completion.Usage | undefined
   if (body.usage !== undefined && body.usage !== null) {
-    const read = readUsage(body.usage)
+    const read = readUsage(body.usage, options.lenient)
     // D30: lenient mode leaves out a usage it cannot read, never counts of 0.
     if (typeof read !== "string") usage = read
     else if (!options.lenient) return Result.fail(unreadableUsage(read))
@@ -84,6 +85,7 @@ export const decodeResponse = (
       finish: "content_filter",
       filtered: true,
       usage,
+      logprobs: undefined,
     })
   }
   if (!Json.isObject(choice) || !Json.isObject(choice.message)) {
@@ -106,6 +108,12 @@ export const decodeResponse = (
   if (Result.isFailure(refusal)) return Result.fail(refusal.failure)
   const calls = readCalls(message.tool_calls, options)
   if (Result.isFailure(calls)) return Result.fail(calls.failure)
+  let logprobs: ReadonlyArray<Completion.TokenLogprob> | undefined
+  if (choice.logprobs !== undefined && choice.logprobs !== null) {
+    const read = readLogprobs(choice.logprobs, options.lenient)
+    if (Result.isFailure(read)) return Result.fail(read.failure)
+    logprobs = read.success
+  }
   const finishReason = choice.finish_reason
   let finish = typeof finishReason === "string" ? readFinish(finishReason) : undefined
   if (finish === undefined && typeof finishReason === "string" && finishReason !== "") {
@@ -133,6 +141,7 @@ export const decodeResponse = (
     finish,
     filtered: promptWasFiltered || isFiltered(choice.content_filter_results),
     usage,
+    logprobs,
   })
 }
 

@@ -100,3 +100,12 @@ export const cutAt = (bytes: Uint8Array, points: ReadonlyArray<number>): Array<U
   chunks.push(bytes.subarray(start))
   return chunks
 }
+
+/** The UTF-8 bytes of a text in pieces of `size` bytes, or whole for 0. */
+export const inPieces = (text: string, size: number): Array<Uint8Array> => {
+  const bytes = new TextEncoder().encode(text)
+  if (size === 0) return [bytes]
+  const pieces: Array<Uint8Array> = []
+  for (let at = 0; at < bytes.length; at += size) pieces.push(bytes.subarray(at, at + size))
+  return pieces
+}
