@@ -92,7 +92,10 @@ export const normalizeBaseUrl = (
   // D19: a query goes in the `query` option, whose values are kept out of errors. Its names are
   // shown, never its values, which can hold a key.
   if (url.search !== "" || /\?/.test(raw.split("#")[0]!)) {
-    const names = [...new Set(url.searchParams.keys())].map((name) => JSON.stringify(name))
+    const names: Array<string> = []
+    url.searchParams.forEach((_value, name) => {
+      if (!names.includes(JSON.stringify(name))) names.push(JSON.stringify(name))
+    })
     return Effect.fail(
       configError(
         `the base URL must not have a query: give its parameters as the \`query\` option${names.length === 0 ? "" : ` (${names.join(", ")})`}`,
