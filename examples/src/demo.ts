@@ -1,8 +1,10 @@
 /**
  * The svir demo: the whole stack in one terminal program. Tools from a registry and from a real
  * MCP server (the filesystem server, on a temporary folder) are offered together; the client
- * streams each answer from an OpenAI-compatible server; the loop, with a bound, prints text and
- * calls as they arrive, runs the calls, feeds the results back, and prints the final answer.
+ * streams each answer from an OpenAI-compatible server; the loop (`@svir/loop`), with a bound and
+ * a token budget, prints text and calls as they arrive, runs the calls, feeds the results back,
+ * and prints the final answer. Last, it prints a summary of the spans it made, collected by
+ * OpenTelemetry's SDK (see `telemetry.ts`).
  *
  * By default it talks to a scripted server on 127.0.0.1 (from `@svir/testing`) that plays a
  * multi-step conversation, and says so. With `--base-url` and `--model` (or OPENAI_BASE_URL and
@@ -19,15 +21,19 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { Client } from "@svir/client"
-import { type Completion, Request, SvirError, Toolbox, type ToolResult } from "@svir/core"
+import { Request, SvirError, Toolbox, type ToolResult } from "@svir/core"
+import { Loop, Stop } from "@svir/loop"
 import { McpToolbox } from "@svir/mcp-bridge"
 import { Tools } from "@svir/registry"
 import { Answer, ScriptedServer } from "@svir/testing"
-import { Effect, Exit, Schema, type Scope, Stream } from "effect"
+import { Effect, Exit, Schema, type Scope } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { summarize, tracing } from "./telemetry.js"
 
-/** A model that keeps calling tools is stopped after this many answers. */
+/** A model that keeps calling tools is stopped after this many answers, */
 const TURNS = 6
+/** or once the answers have used this many tokens. */
+const TOKEN_BUDGET = 50_000
 
 /** Which server and model to talk to; no base URL means the scripted server. */
 export interface Target {
@@ -127,58 +133,27 @@ const filesystemServer = createRequire(import.meta.url).resolve(
   "@modelcontextprotocol/server-filesystem/dist/index.js",
 )
 
-/** One streamed turn: text and calls are printed as they arrive; calls come from the completion. */
-const turn = (client: Client.Service, request: Request.Request, print: Printer) =>
-  Effect.gen(function* () {
-    let done: Completion.Completion | undefined
-    let textStarted = false
-    yield* client.stream(request).pipe(
-      Stream.runForEach((event) =>
-        Effect.sync(() => {
-          switch (event._tag) {
-            case "TextDelta":
-              if (!textStarted) print.note("assistant: ")
-              textStarted = true
-              print.text(event.text)
-              break
-            // A piece of a call: a name once, then fragments of the arguments.
-            case "ToolCallDelta":
-              if (event.name !== undefined) print.note(`\n  → ${event.name} `)
-              print.note(event.arguments)
-              break
-            case "Completed":
-              done = event.completion
-              break
-          }
-        }),
-      ),
-    )
-    print.note("\n")
-    if (done === undefined) {
-      return yield* SvirError.make("TruncatedStream", "the stream ended without a completion")
-    }
-    return done
-  })
-
 const describeResult = (result: ToolResult.ToolResult): string => {
   const firstLines = result.content.split("\n").filter((line) => line.trim() !== "")
   const shown = firstLines.slice(0, 3).join(" | ")
-  return `  ${result.isError ? "✗" : "←"} ${shown.length > 100 ? `${shown.slice(0, 100)}…` : shown}\n`
+  return `\n  ${result.isError ? "✗" : "←"} ${shown.length > 100 ? `${shown.slice(0, 100)}…` : shown}`
 }
 
-/** What a run of the demo did. */
+/** What a run of the demo did, and its spans in one line. */
 export interface Outcome {
   readonly answer: string
   readonly turns: number
   readonly calls: ReadonlyArray<string>
+  readonly spans: string
 }
 
 /** Runs the demo against the target, printing as it goes. */
 export const demo = (
   target: Target,
   print: Printer,
-): Effect.Effect<Outcome, SvirError.SvirError | ScriptedServer.ScriptedServerError> =>
-  Effect.gen(function* () {
+): Effect.Effect<Outcome, SvirError.SvirError | ScriptedServer.ScriptedServerError> => {
+  const { exporter, layer } = tracing()
+  return Effect.gen(function* () {
     const folder = yield* notesFolder
     const files = yield* McpToolbox.stdio(
       { command: process.execPath, args: [filesystemServer, folder] },
@@ -204,26 +179,52 @@ export const demo = (
     print.note(`notes folder (MCP filesystem server, pid ${files.pid}): ${folder}\n\n`)
     print.note(`user: ${question}\n`)
 
-    let request = yield* Request.make(target.model).pipe(
+    const request = yield* Request.make(target.model).pipe(
       Request.system(`You are a helpful assistant. The user's files are in ${folder}.`),
       Request.user(question),
       Request.toolsFrom(toolbox),
     )
-    const calls: Array<string> = []
-    for (let count = 1; count <= TURNS; count++) {
-      print.note(`\n── turn ${count}\n`)
-      const done = yield* turn(client, request, print)
-      if (done.calls.length === 0) {
-        print.note(`\n(${count} turns, ${calls.length} tool calls: ${calls.join(", ")})\n`)
-        return { answer: done.text, turns: count, calls }
-      }
-      calls.push(...done.calls.map((call) => call.name))
-      const results = yield* Toolbox.callAll(toolbox, done.calls)
-      for (const result of results) print.note(describeResult(result))
-      request = request.pipe(Request.assistant(done), Request.toolResults(results))
+    let textStarted = false
+    const result = yield* Loop.run({
+      send: client.stream,
+      toolbox,
+      request,
+      maxSteps: TURNS,
+      stopWhen: Stop.tokenBudget(TOKEN_BUDGET),
+      onEvent: (event) => {
+        switch (event._tag) {
+          case "StepStarted":
+            textStarted = false
+            return print.note(`\n── turn ${event.index + 1}\n`)
+          case "TextDelta":
+            if (!textStarted) print.note("assistant: ")
+            textStarted = true
+            return print.text(event.text)
+          // A piece of a call: a name once, then fragments of the arguments.
+          case "ToolCallDelta":
+            if (event.name !== undefined) print.note(`\n  → ${event.name} `)
+            return print.note(event.arguments)
+          case "CallFinished":
+            return print.note(describeResult(event.result))
+          case "StepFinished":
+            return print.note("\n")
+        }
+      },
+    })
+    const calls = result.steps.flatMap((step) => step.calls.map((call) => call.name))
+    const turns = result.steps.length
+    if (result.stop._tag !== "Answered") {
+      return yield* SvirError.make(
+        "Unsupported",
+        `the model kept calling tools for ${turns} turns (stopped: ${result.stop._tag})`,
+      )
     }
-    return yield* SvirError.make("Unsupported", `the model kept calling tools for ${TURNS} turns`)
-  }).pipe(Effect.provide(FetchHttpClient.layer), Effect.scoped)
+    print.note(`\n(${turns} turns, ${calls.length} tool calls: ${calls.join(", ")})\n`)
+    const spans = summarize(exporter.getFinishedSpans())
+    print.note(`spans: ${spans}\n`)
+    return { answer: result.text, turns, calls, spans }
+  }).pipe(Effect.provide([FetchHttpClient.layer, layer]), Effect.scoped)
+}
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const terminal: Printer = {

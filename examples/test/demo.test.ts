@@ -32,6 +32,18 @@ describe("the demo", () => {
         assert.include(printed.notes, "← order 42 is shipped on 2026-11-28")
         assert.include(printed.notes, "← 20 EUR is about 21.60 USD")
         assert.include(printed.text, outcome.answer)
+        // The spans, from OpenTelemetry's SDK: the model calls, the tool calls, the MCP request.
+        assert.match(outcome.spans, /^chat scripted x3 \(in \d+ \/ out \d+ tokens\)/)
+        for (const span of [
+          "tools/call read_text_file x1",
+          "execute_tool files__read_text_file x1",
+          "execute_tool lookup_order x1",
+          "execute_tool convert x1",
+          "invoke_agent x1",
+        ]) {
+          assert.include(outcome.spans, span)
+        }
+        assert.include(printed.notes, `spans: ${outcome.spans}`)
       }),
   )
 
@@ -56,5 +68,6 @@ describe("the demo", () => {
       { env: { PATH: process.env.PATH ?? "" }, timeout: 60_000 },
     )
     assert.include(stdout, "(3 turns, 3 tool calls: files__read_text_file, lookup_order, convert)")
+    assert.include(stdout, "spans: chat scripted x3")
   })
 })

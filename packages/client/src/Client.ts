@@ -24,6 +24,7 @@ import * as Environment from "./internal/environment.js"
 import * as LeanRetry from "./internal/leanRetry.js"
 import * as RetryPolicy from "./internal/retryPolicy.js"
 import * as Settings from "./internal/settings.js"
+import * as Spans from "./internal/telemetry.js"
 import * as TotalTimeout from "./internal/totalTimeout.js"
 import * as Transport from "./internal/transport.js"
 import * as StatusError from "./StatusError.js"
@@ -169,6 +170,44 @@ export interface Options {
    * @since 0.2.0
    */
   readonly readFile?: ((path: string, maxBytes: number) => Promise<Uint8Array>) | undefined
+  /**
+   * How the client's spans look and travel: see {@link Telemetry}.
+   *
+   * @since 0.2.0
+   */
+  readonly telemetry?: Telemetry | undefined
+}
+
+/**
+ * Telemetry options. Every model call is a `chat {model}` span that follows OpenTelemetry's
+ * GenAI conventions (the models, the tokens, the finish reason, the server, `error.type`), seen
+ * once the program provides a tracer (`@effect/opentelemetry`). Prompts and answers go into it
+ * only when `GenAi.RecordContent` of `@svir/core` is `true`; the key and the configured header
+ * and query values never do.
+ *
+ * - `propagateTraceContext`: whether requests carry the trace context (`traceparent`) so that a
+ *   server you run (vLLM behind your collector) joins the trace. Default `false`: a third-party
+ *   server learns nothing of your spans.
+ * - `providerName`: the span's `gen_ai.provider.name`. Default: `openai` for Chat Completions,
+ *   the API any OpenAI-compatible server speaks; else the codec's name.
+ *
+ * @example
+ * ```ts
+ * import { Client } from "@svir/client"
+ *
+ * // Your own vLLM server, whose collector should see the same traces.
+ * const options: Client.Options = {
+ *   baseUrl: "https://vllm.internal.example/v1",
+ *   telemetry: { propagateTraceContext: true },
+ * }
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Telemetry {
+  readonly propagateTraceContext?: boolean | undefined
+  readonly providerName?: string | undefined
 }
 
 /**
@@ -278,6 +317,7 @@ const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, Svi
         options.contextTokens === undefined
           ? undefined
           : yield* Settings.count(options.contextTokens, 1, "contextTokens"),
+      propagateTraceContext: options.telemetry?.propagateTraceContext ?? false,
     }
   })
 
@@ -345,6 +385,14 @@ export const make = (
     // Every error leaves the client redacted: a server can echo the key or a header value back in
     // any error (D1). Log lines are redacted where they are written.
     const redacted = Effect.mapError(settings.redaction.error)
+    // D20: one `chat {model}` span per call, outside the redaction, so that the error it records
+    // is the redacted one.
+    const telemetry = Spans.make(
+      settings.baseUrl,
+      settings.codec.name,
+      options.telemetry?.providerName,
+      settings.redaction,
+    )
 
     /**
      * D14: files by path are read here, since codecs do no I/O. The body is written by the lean
@@ -366,6 +414,9 @@ export const make = (
       )
 
     const complete = (request: Request.Request) =>
+      Spans.complete(telemetry, request, completeUntraced(request))
+
+    const completeUntraced = (request: Request.Request) =>
       send(request, false, (body) =>
         transport.send(
           { method: "POST", url: endpoint, accept: "application/json", body },
@@ -403,12 +454,17 @@ export const make = (
         Channel.fromTransform((_, scope: Scope.Scope) =>
           Effect.flatMap(total.start, (deadline) =>
             Effect.flatMap(Scope.fork(scope), (requests) =>
-              deadline.within(open(request)).pipe(
-                Effect.flatMap((response) =>
-                  Transport.eventPull(response, settings, scope, requests, deadline),
+              Spans.stream(
+                telemetry,
+                request,
+                scope,
+                deadline.within(open(request)).pipe(
+                  Effect.flatMap((response) =>
+                    Transport.eventPull(response, settings, scope, requests, deadline),
+                  ),
+                  Scope.provide(requests),
+                  redacted,
                 ),
-                Scope.provide(requests),
-                redacted,
               ),
             ),
           ),

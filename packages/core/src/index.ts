@@ -11,6 +11,8 @@ export * as Codec from "./Codec.js"
 export * as Completion from "./Completion.js"
 /** @since 0.1.0 */
 export * as Event from "./Event.js"
+/** @since 0.2.0 */
+export * as GenAi from "./GenAi.js"
 /** @since 0.1.0 */
 export * as Json from "./Json.js"
 /** @since 0.2.0 */

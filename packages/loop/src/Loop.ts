@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { type Callback, notify } from "./internal/notify.js"
+import { invokeAgent } from "./internal/telemetry.js"
 import * as Step from "./Step.js"
 import * as Stop from "./Stop.js"
 import * as StreamCompletion from "./StreamCompletion.js"
@@ -294,7 +295,7 @@ const runLoop = <E, R>(
         : Effect.raceFirst(steps, Effect.as(abort, undefined)).pipe(
             Effect.map((result) => result ?? aborted(progress)),
           )
-    return Effect.tap(stopped, (result) => emit({ _tag: "Finished", result }))
+    return invokeAgent(Effect.tap(stopped, (result) => emit({ _tag: "Finished", result })))
   })
 
 /**

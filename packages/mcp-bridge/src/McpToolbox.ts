@@ -7,6 +7,7 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import {
+  GenAi,
   Json,
   Redaction,
   SvirError,
@@ -281,6 +282,7 @@ const callerConnection = (client: Client): Connection => ({
   client,
   state: makeConnectionState(() => "the server closed the connection"),
   pid: undefined,
+  network: undefined,
   unreached: () => undefined,
 })
 
@@ -582,7 +584,8 @@ const makeAnswerer = (
       }
       return reconnectThenAnswer(call, connection, closed)
     })
-  return (call) => answer(call, true)
+  // D19: each call is an `execute_tool` span, around the request's `tools/call` span.
+  return (call) => GenAi.executeTool(call, answer(call, true))
 }
 
 /** A failed result whose text may quote a secret the server or the model echoed (D3). */

@@ -6,7 +6,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Tool, ToolCall } from "@svir/core"
 import { Deferred, Effect, Fiber, Schedule } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 import { McpToolbox } from "../src/index.js"
 import {
   assertNoChildLeft,

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Json, SvirError, Text, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { GenAi, Json, SvirError, Text, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -522,7 +522,7 @@ export const call = <R>(
     const bounds = boundsOf(options)
     return Result.isFailure(bounds)
       ? Effect.die(bounds.failure)
-      : Entry.toEffect(answerWithin(self, call, bounds.success))
+      : GenAi.executeTool(call, Entry.toEffect(answerWithin(self, call, bounds.success)))
   })
 
 /**
@@ -550,11 +550,18 @@ export const callAll = <R>(
   const checked = boundsOf(options)
   if (Result.isFailure(checked)) return Effect.die(checked.failure)
   const bounds = checked.success
-  if (bounds.concurrency === 1) return inOrder(self, Array.from(calls), bounds)
-  // Calls that run at once go through core's `Toolbox.callAll`, which keeps the calls' order.
+  // Calls that run at once, or in spans, go through core's `Toolbox.callAll`, which keeps the
+  // calls' order; one at a time with no tracer that exports, answers given at once stay plain
+  // values (R10).
   const within: Toolbox.Toolbox<R> = {
     tools: self.tools,
-    call: (call) => Entry.toEffect(answerWithin(self, call, bounds)),
+    call: (call) => GenAi.executeTool(call, Entry.toEffect(answerWithin(self, call, bounds))),
   }
-  return Toolbox.callAll(within, calls, { concurrency: bounds.concurrency })
+  if (bounds.concurrency !== 1) {
+    return Toolbox.callAll(within, calls, { concurrency: bounds.concurrency })
+  }
+  const list = Array.from(calls)
+  return Effect.flatMap(GenAi.isTracing, (tracing) =>
+    tracing ? Toolbox.callAll(within, list) : inOrder(self, list, bounds),
+  )
 }

@@ -53,6 +53,8 @@ export interface Settings {
   readonly includeUsage: boolean
   /** The context size given to a request that gives none (D13). */
   readonly contextTokens: number | undefined
+  /** Whether requests carry the caller's trace context (`traceparent`): off by default (D21). */
+  readonly propagateTraceContext: boolean
 }
 
 const configError = (message: string): SvirError.SvirError => SvirError.make("Config", message)

@@ -184,10 +184,13 @@ export const make = (http: HttpClient.HttpClient, settings: Settings): Transport
       namesGiven = names
       namesRedacted = [...names, ...configuredNames]
     }
-    const redacting = context.pipe(
-      // Trace headers would tell a third-party server about the caller's spans, and make a
-      // browser's preflight fail unless the server allows them.
-      Context.add(HttpClient.TracerPropagationEnabled, false),
+    // D21: trace headers would tell a third-party server about the caller's spans, and make a
+    // browser's preflight fail unless the server allows them; a caller who owns the server turns
+    // them on.
+    const traced = settings.propagateTraceContext
+      ? context
+      : Context.add(context, HttpClient.TracerPropagationEnabled, false)
+    const redacting = traced.pipe(
       // fetch would follow a redirect to any origin with the configured headers, and resend the
       // body on a 307 or 308: redirects are the client's to decide (D3).
       Context.add(

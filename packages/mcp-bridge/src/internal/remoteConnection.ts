@@ -170,6 +170,7 @@ const connection = (
   client,
   state: makeConnectionState(() => closeReason),
   pid: undefined,
+  network: "tcp",
   unreached,
 })
 

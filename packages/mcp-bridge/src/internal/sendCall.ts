@@ -6,6 +6,7 @@ import { CallSignal } from "./callSignal.js"
 import { cut } from "./cut.js"
 import { describeCallFailure } from "./failure.js"
 import type { Connection } from "./session.js"
+import { toolsCall } from "./telemetry.js"
 
 /** How one call is sent and its answer read. */
 export interface CallSettings {
@@ -60,26 +61,36 @@ export type CallSender = (
 export const makeCallSender =
   (settings: CallSettings): CallSender =>
   (connection, call, serverName, args, mayResend) =>
-    Effect.callback<ToolResult.ToolResult>((resume) => {
-      const pending = new PendingCall(call, connection, settings, resume, mayResend)
-      connection.client
-        .callTool({ name: serverName, arguments: args }, undefined, {
-          signal: pending.signal.asAbortSignal,
-          timeout: settings.timeoutMillis,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: settings.maxTotalMillis,
-          // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
-          onprogress:
-            settings.onProgress === undefined
-              ? ignoreProgress
-              : (progress) => pending.progress(progress),
-        })
-        .then(
-          (result) => pending.answered(result),
-          (error: unknown) => pending.failed(error),
-        )
-      return Effect.sync(() => pending.interrupt())
-    })
+    toolsCall(
+      connection,
+      serverName,
+      sendOne(settings, connection, call, serverName, args, mayResend),
+    )
+
+const sendOne = (
+  settings: CallSettings,
+  ...[connection, call, serverName, args, mayResend]: Parameters<CallSender>
+): Effect.Effect<ToolResult.ToolResult> =>
+  Effect.callback<ToolResult.ToolResult>((resume) => {
+    const pending = new PendingCall(call, connection, settings, resume, mayResend)
+    connection.client
+      .callTool({ name: serverName, arguments: args }, undefined, {
+        signal: pending.signal.asAbortSignal,
+        timeout: settings.timeoutMillis,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: settings.maxTotalMillis,
+        // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
+        onprogress:
+          settings.onProgress === undefined
+            ? ignoreProgress
+            : (progress) => pending.progress(progress),
+      })
+      .then(
+        (result) => pending.answered(result),
+        (error: unknown) => pending.failed(error),
+      )
+    return Effect.sync(() => pending.interrupt())
+  })
 
 const ignoreProgress = (): void => {}
 

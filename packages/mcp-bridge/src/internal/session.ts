@@ -15,6 +15,8 @@ export interface Connection {
   readonly state: ConnectionState
   /** The id of the server process, for a server this package started. */
   readonly pid: number | undefined
+  /** How the messages travel, for spans: `pipe` (stdio), `tcp` (HTTP); unknown for a caller's Client. */
+  readonly network: "pipe" | "tcp" | undefined
   /**
    * Why a request that failed with `error` did not reach the server's session (the server could
    * not be reached, or no longer knows the session), so that a new connection may take it; or

@@ -77,6 +77,7 @@ export const connectStdio = (settings: StdioSettings): Connector =>
       client: child.client,
       state,
       pid: child.pid,
+      network: "pipe",
       // A request sent after the process exited, before the bridge heard of it, never left.
       unreached: (error) => (isNotConnected(error) ? state.closeReason() : undefined),
     }

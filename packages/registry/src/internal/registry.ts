@@ -1,4 +1,4 @@
-import { type Tool, type Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { GenAi, type Tool, type Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Pipeable from "effect/Pipeable"
 import { type Entry, type Reply, toEffect } from "./entry.js"
@@ -66,7 +66,12 @@ export const fromEntries = <R>(entries: ReadonlyMap<string, Entry<R>>): Registry
       shown ? toEffect(entry.answer(call)) : unknown(call),
     )
   }
-  // `Effect.suspend` turns a throw (a schema library's validator can throw) into a defect.
-  const call = (call: ToolCall.ToolCall) => Effect.suspend(() => toEffect(answer(call)))
+  // `Effect.suspend` turns a throw (a schema library's validator can throw) into a defect. Each
+  // call is an `execute_tool` span when a tracer exports (R10).
+  const call = (call: ToolCall.ToolCall) =>
+    GenAi.executeTool(
+      call,
+      Effect.suspend(() => toEffect(answer(call))),
+    )
   return Object.assign(Object.create(Proto), { entries, tools, call, [AnswerId]: answer })
 }
