@@ -6,7 +6,7 @@ import { Answer, ScriptedServer } from "@svir/testing"
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { zodResponseFormat } from "openai/helpers/zod"
-import { z } from "zod"
+import * as z from "zod"
 import * as TypedOutput from "../src/typed-output.js"
 
 const withServer = (script: ReadonlyArray<Answer.Answer>) =>

@@ -4,11 +4,11 @@
  * expected outcome in the case's mode (`expect`) and, optionally, in lenient mode
  * (`expect_lenient`).
  *
+ * Pure: it loads in a browser or a Worker. Reading case files and recordings from disk is
+ * `CaseFiles`, in the entry `@svir/conformance/node`.
+ *
  * @since 0.1.0
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -450,7 +450,7 @@ export const File = Schema.Union([
  * A case and where it came from: a file path, or `<value N>` for a case given as a value.
  * `folder` is where paths in the case are read from: the case file's folder, or the working
  * directory for a value. `recording` is the text of a `recording` input, read from its file with
- * `replace` and `cut_before` applied.
+ * `replace` and `cut_before` applied by `CaseFiles` (`@svir/conformance/node`).
  *
  * @since 0.1.0
  * @category models
@@ -480,8 +480,8 @@ const formatIssue = SchemaIssue.makeFormatterDefault()
 /**
  * Checks a JSON value against the format: the cases it holds, or a {@link CaseError} naming
  * `source` and every problem found. Unknown keys are errors, so a misspelt key is not ignored.
- * A `recording` is read from `folder` (the working directory when left out), and a recording that
- * cannot be read, or whose `replace` or `cut_before` text does not occur, is an error too.
+ * A `recording` is a file and is not read here: `CaseFiles.decode` of `@svir/conformance/node`
+ * reads it; a case whose recording was not read is reported by the runner as broken.
  *
  * @example
  * ```ts
@@ -502,7 +502,6 @@ const formatIssue = SchemaIssue.makeFormatterDefault()
 export const decode = (
   source: string,
   json: unknown,
-  folder: string = process.cwd(),
 ): Effect.Effect<ReadonlyArray<Loaded>, CaseError> => {
   const elements: ReadonlyArray<unknown> = Array.isArray(json) ? json : [json]
   if (elements.length === 0) return Effect.fail(new CaseError({ source, message: "no cases" }))
@@ -521,20 +520,16 @@ export const decode = (
   if (problems.length > 0) {
     return Effect.fail(new CaseError({ source, message: problems.join("\n") }))
   }
-  const loaded: Array<Loaded> = []
-  for (const c of cases) {
-    if (isEncoderCase(c) || c.recording === undefined) {
-      loaded.push({ source, case: c, folder })
-      continue
-    }
-    const recording = readRecording(c, folder)
-    if (Result.isFailure(recording)) {
-      return Effect.fail(new CaseError({ source, message: `${c.name}: ${recording.failure}` }))
-    }
-    loaded.push({ source, case: c, folder, recording: recording.success })
-  }
-  return Effect.succeed(loaded)
+  return Effect.succeed(cases.map((c) => ({ source, case: c })))
 }
+
+/**
+ * A case value of either kind, as a file writes it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Value = typeof Case.Encoded | typeof EncoderCase.Encoded
 
 const parseOptions = { errors: "all", onExcessProperty: "error" } as const
 
@@ -547,111 +542,6 @@ const decodeOne = (json: unknown): Result.Result<AnyCase, SchemaIssue.Issue> => 
   return Result.mapError(decoded, (error) => error.issue)
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-/**
- * The text of a case's recording: read from its file (relative to `folder`), each `replace` pair
- * applied in order to every occurrence, then cut before the first occurrence of `cut_before`. A
- * text that must occur and does not makes the case malformed: the recording is not what the case
- * was written against.
- */
-const readRecording = (c: Case, folder: string): Result.Result<string, string> => {
-  const path = resolve(folder, c.recording ?? "")
-  let text: string
-  try {
-    text = utf8.decode(readFileSync(path))
-  } catch (cause) {
-    return Result.fail(`recording ${c.recording}: cannot read as UTF-8 text: ${describe(cause)}`)
-  }
-  for (const [from, to] of c.replace ?? []) {
-    if (!text.includes(from)) {
-      return Result.fail(`replace: ${JSON.stringify(from)} does not occur in ${c.recording}`)
-    }
-    text = text.replaceAll(from, to)
-  }
-  if (c.cut_before !== undefined) {
-    const at = text.indexOf(c.cut_before)
-    if (at === -1) {
-      return Result.fail(
-        `cut_before: ${JSON.stringify(c.cut_before)} does not occur in ${c.recording}`,
-      )
-    }
-    text = text.slice(0, at)
-  }
-  return Result.succeed(text)
-}
-
-/**
- * Reads one case file.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const readFile = (path: string): Effect.Effect<ReadonlyArray<Loaded>, CaseError> =>
-  Effect.suspend(() => {
-    let text: string
-    try {
-      text = readFileSync(path, "utf8")
-    } catch (cause) {
-      return Effect.fail(
-        new CaseError({ source: path, message: `cannot read: ${describe(cause)}` }),
-      )
-    }
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (cause) {
-      return Effect.fail(new CaseError({ source: path, message: `not JSON: ${describe(cause)}` }))
-    }
-    return decode(path, json, dirname(resolve(path)))
-  })
-
-/**
- * Reads the cases of a file, or of every `.json` file below a folder, in path order. A folder
- * with no case file is an error: nothing is skipped silently.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const readPath = (path: string): Effect.Effect<ReadonlyArray<Loaded>, CaseError> =>
-  Effect.suspend(() => {
-    const files = caseFiles(path)
-    if (Result.isFailure(files)) return Effect.fail(files.failure)
-    return Effect.map(Effect.forEach(files.success, readFile), (each) => each.flat())
-  })
-
-/**
- * Where cases come from: a path (a file or a folder, from the working directory), a `file:` URL
- * (such as `new URL("./cases", import.meta.url)`), or a case value (of either kind; paths in it
- * are read from the working directory).
- *
- * @since 0.1.0
- * @category models
- */
-export type Source = string | URL | typeof Case.Encoded | typeof EncoderCase.Encoded
-
-/**
- * Reads every source, in order: paths from disk, values checked against the format.
- *
- * @since 0.1.0
- * @category decoding
- */
-export const load = (
-  sources: ReadonlyArray<Source>,
-): Effect.Effect<ReadonlyArray<Loaded>, CaseError> =>
-  Effect.map(
-    Effect.forEach(sources, (source, i) => {
-      if (typeof source === "string") return readPath(source)
-      if (source instanceof URL) {
-        return source.protocol === "file:"
-          ? readPath(fileURLToPath(source))
-          : Effect.fail(new CaseError({ source: source.href, message: "only file: URLs are read" }))
-      }
-      return decode(`<value ${i}>`, source)
-    }),
-    (each) => each.flat(),
-  )
-
 /**
  * The options a case's codec is made with in a mode: the case's options with `mode` set.
  *
@@ -659,22 +549,3 @@ export const load = (
  * @category accessors
  */
 export const optionsFor = (c: Case, mode: Mode): CaseOptions => ({ ...c.options, mode })
-
-const caseFiles = (path: string): Result.Result<ReadonlyArray<string>, CaseError> => {
-  const absolute = resolve(path)
-  try {
-    if (!statSync(absolute).isDirectory()) return Result.succeed([path])
-    const files = readdirSync(absolute, { recursive: true, encoding: "utf8" })
-      .filter((name) => name.endsWith(".json"))
-      .sort()
-      .map((name) => join(path, name))
-    return files.length === 0
-      ? Result.fail(new CaseError({ source: path, message: "no .json case files in this folder" }))
-      : Result.succeed(files)
-  } catch (cause) {
-    return Result.fail(new CaseError({ source: path, message: `cannot read: ${describe(cause)}` }))
-  }
-}
-
-const describe = (cause: unknown): string =>
-  cause instanceof Error ? cause.message : String(cause)

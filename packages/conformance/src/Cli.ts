@@ -14,6 +14,7 @@ import * as Console from "effect/Console"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Case from "./Case.js"
+import * as CaseFiles from "./CaseFiles.js"
 import * as Runner from "./Runner.js"
 
 /**
@@ -206,7 +207,7 @@ export const main = (args: ReadonlyArray<string>): Effect.Effect<number> =>
       return 0
     }
     const makeCodec = yield* loadCodec(command.codec)
-    const report = yield* Runner.run(makeCodec, command.paths, { modes: command.modes })
+    const report = yield* CaseFiles.run(makeCodec, command.paths, { modes: command.modes })
     if (report.results.length === 0) {
       yield* Console.error(`no case has an expectation in ${command.modes?.join(", ")} mode`)
       return 2

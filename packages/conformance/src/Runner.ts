@@ -261,7 +261,8 @@ const outcomesFor = (
     return Effect.succeed(
       all({
         _tag: "Broken",
-        problem: "the recording was not read: load the case with Case.load or Case.readFile",
+        problem:
+          "the recording was not read: load the case with CaseFiles (@svir/conformance/node)",
       }),
     )
   }
@@ -403,7 +404,8 @@ const runEncoderCase = (
       result(encodeCheck, [`the codec factory threw ${describeThrown(cause)}`]),
     ])
   }
-  const folder = loaded.folder ?? process.cwd()
+  // A case given as a value has no folder: its paths are read from the working directory.
+  const folder = loaded.folder ?? "."
   const resolve: Notation.Resolve =
     resolver === undefined
       ? Notation.inMemory
@@ -418,8 +420,9 @@ const runEncoderCase = (
 }
 
 /**
- * Loads the cases (files, folders or values) and runs them all. Fails only with a
- * {@link Case.CaseError} for a case file that is missing or malformed, before running anything.
+ * Checks case values against the format and runs them all. Fails only with a
+ * {@link Case.CaseError} for a malformed case, before running anything. Case files, folders and
+ * recordings on disk are read by `CaseFiles.run` of `@svir/conformance/node`.
  *
  * @example
  * ```ts
@@ -428,7 +431,9 @@ const runEncoderCase = (
  * import { OpenAiCodec } from "@svir/openai-codec"
  *
  * const report = await Effect.runPromise(
- *   Runner.run((options) => OpenAiCodec.make(options), ["test/cases"]),
+ *   Runner.run((options) => OpenAiCodec.make(options), [
+ *     { name: "plain-text", sse: "text Hi\nend stop\n", expect: { ok: { text: "Hi" } } },
+ *   ]),
  * )
  * // how many checks failed: 0 when the codec does what every case expects
  * console.log(report.failed)
@@ -439,14 +444,32 @@ const runEncoderCase = (
  */
 export const run = (
   makeCodec: MakeCodec,
-  sources: ReadonlyArray<Case.Source>,
+  cases: ReadonlyArray<Case.Value>,
   options: RunOptions = {},
 ): Effect.Effect<Report, Case.CaseError> =>
-  Effect.flatMap(Case.load(sources), (loaded) =>
+  Effect.flatMap(
     Effect.map(
-      Effect.forEach(loaded, (one) => runCase(makeCodec, one, options)),
-      (each) => toReport(each.flat()),
+      Effect.forEach(cases, (value, i) => Case.decode(`<value ${i}>`, value)),
+      (each) => each.flat(),
     ),
+    (loaded) => runLoaded(makeCodec, loaded, options),
+  )
+
+/**
+ * Runs cases already checked against the format (by `Case.decode`, or read from disk by
+ * `CaseFiles` of `@svir/conformance/node`).
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const runLoaded = (
+  makeCodec: MakeCodec,
+  loaded: ReadonlyArray<Case.Loaded>,
+  options: RunOptions = {},
+): Effect.Effect<Report> =>
+  Effect.map(
+    Effect.forEach(loaded, (one) => runCase(makeCodec, one, options)),
+    (each) => toReport(each.flat()),
   )
 
 /**

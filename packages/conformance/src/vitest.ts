@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { describe, it } from "vitest"
-import * as Case from "./Case.js"
+import * as CaseFiles from "./CaseFiles.js"
 import * as Runner from "./Runner.js"
 
 /**
@@ -32,11 +32,11 @@ import * as Runner from "./Runner.js"
 export const describeCases = (
   name: string,
   makeCodec: Runner.MakeCodec,
-  sources: ReadonlyArray<Case.Source>,
+  sources: ReadonlyArray<CaseFiles.Source>,
   options: Runner.RunOptions = {},
 ): void => {
   describe(name, () => {
-    const loaded = Effect.runSync(Effect.result(Case.load(sources)))
+    const loaded = Effect.runSync(Effect.result(CaseFiles.load(sources)))
     if (Result.isFailure(loaded)) {
       const error = loaded.failure
       it(`malformed case file ${error.source}`, () => {

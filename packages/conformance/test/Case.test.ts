@@ -7,11 +7,12 @@ import { SvirError } from "@svir/core"
 import { Effect, Result, Schema } from "effect"
 import * as fc from "fast-check"
 import { Case } from "../src/index.js"
+import { CaseFiles } from "../src/node.js"
 
 const malformed = (name: string) =>
   fileURLToPath(new URL(`./cases/malformed/${name}`, import.meta.url))
 
-const problemOf = (path: string) => Effect.flip(Case.readFile(path))
+const problemOf = (path: string) => Effect.flip(CaseFiles.readFile(path))
 
 const withFolder = <A, E>(use: (dir: string) => Effect.Effect<A, E>) =>
   Effect.acquireUseRelease(
@@ -31,12 +32,12 @@ describe("Case", () => {
   it.effect("reads a file of one case and a file of several", () =>
     Effect.gen(function* () {
       const pass = fileURLToPath(new URL("./cases/pass", import.meta.url))
-      const one = yield* Case.readFile(join(pass, "text.json"))
+      const one = yield* CaseFiles.readFile(join(pass, "text.json"))
       assert.deepStrictEqual(
         one.map((loaded) => loaded.case.name),
         ["text-and-usage"],
       )
-      const several = yield* Case.readFile(join(pass, "errors.json"))
+      const several = yield* CaseFiles.readFile(join(pass, "errors.json"))
       assert.isAbove(several.length, 1)
       assert.isTrue(several.every((loaded) => loaded.source === join(pass, "errors.json")))
     }),
@@ -72,12 +73,12 @@ describe("Case", () => {
         write("notes.txt", "not a case")
         const empty = join(dir, "empty")
         mkdirSync(empty)
-        const loaded = yield* Case.readPath(dir)
+        const loaded = yield* CaseFiles.readPath(dir)
         assert.deepStrictEqual(
           loaded.map((one) => one.case.name),
           ["a/z", "b"],
         )
-        const error = yield* Effect.flip(Case.readPath(empty))
+        const error = yield* Effect.flip(CaseFiles.readPath(empty))
         assert.strictEqual(error.source, empty)
         assert.match(error.message, /no \.json case files/)
       }),
@@ -87,7 +88,7 @@ describe("Case", () => {
   it.effect("checks case values too, naming them by position", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
-        Case.load([
+        CaseFiles.load([
           { name: "fine", sse: "", expect: { ok: {} } },
           { name: "", sse: "", expect: { ok: {} } },
         ]),
@@ -99,12 +100,12 @@ describe("Case", () => {
 
   it.effect("reads file: URLs, and refuses other URLs", () =>
     Effect.gen(function* () {
-      const loaded = yield* Case.load([new URL("./cases/pass/text.json", import.meta.url)])
+      const loaded = yield* CaseFiles.load([new URL("./cases/pass/text.json", import.meta.url)])
       assert.deepStrictEqual(
         loaded.map((one) => one.case.name),
         ["text-and-usage"],
       )
-      const error = yield* Effect.flip(Case.load([new URL("http://127.0.0.1/cases.json")]))
+      const error = yield* Effect.flip(CaseFiles.load([new URL("http://127.0.0.1/cases.json")]))
       assert.strictEqual(error.message, "only file: URLs are read")
     }),
   )

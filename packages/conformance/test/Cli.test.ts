@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Console, Effect } from "effect"
-import { Cli } from "../src/index.js"
+import { Cli } from "../src/node.js"
 
 const bin = fileURLToPath(new URL("../bin/svir-conformance.js", import.meta.url))
 const toyCodec = fileURLToPath(new URL("./toy/ToyCodec.ts", import.meta.url))

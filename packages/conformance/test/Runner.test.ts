@@ -3,7 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { type Codec, Completion, Event, SvirError } from "@svir/core"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { Case, Runner } from "../src/index.js"
+import { type Case, Runner } from "../src/index.js"
+import { CaseFiles } from "../src/node.js"
 import * as ToyCodec from "./toy/ToyCodec.js"
 
 const casesDir = (name: string) => fileURLToPath(new URL(`./cases/${name}`, import.meta.url))
@@ -23,9 +24,24 @@ const textCase = (
 })
 
 describe("Runner.run", () => {
+  it.effect("runs case values with no file read, and names the entry that reads recordings", () =>
+    Effect.gen(function* () {
+      const report = yield* Runner.run(ToyCodec.make, [
+        textCase("text Hi\nend stop\n", { ok: { text: "Hi", finish: "stop" } }),
+      ])
+      assert.isAbove(report.passed, 0)
+      assert.strictEqual(report.failed, 0)
+      const unread = yield* Runner.run(ToyCodec.make, [
+        { name: "on disk", recording: "toy.lines", expect: { ok: {} } },
+      ])
+      assert.isAbove(unread.failed, 0)
+      assert.include(unread.results[0]!.diff.join(" "), "@svir/conformance/node")
+    }),
+  )
+
   it.effect("passes every check of cases the toy codec meets", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("pass")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass")])
       assert.strictEqual(
         report.failed,
         0,
@@ -41,7 +57,7 @@ describe("Runner.run", () => {
 
   it.effect("gives one result per check, in the order of Runner.checks", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("pass")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass")])
       const [first] = report.results
       assert.isDefined(first)
       const text = report.results.filter((r) => r.case === "text-and-usage")
@@ -76,18 +92,20 @@ describe("Runner.run", () => {
 
   it.effect("keeps only the checks of the modes asked for", () =>
     Effect.gen(function* () {
-      const lenient = yield* Runner.run(ToyCodec.make, [casesDir("pass")], { modes: ["lenient"] })
+      const lenient = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass")], {
+        modes: ["lenient"],
+      })
       assert.isAbove(lenient.results.length, 0)
       assert.isTrue(lenient.results.every((r) => r.mode === "lenient"))
-      const both = yield* Runner.run(ToyCodec.make, [casesDir("pass")])
-      const strict = yield* Runner.run(ToyCodec.make, [casesDir("pass")], { modes: ["strict"] })
+      const both = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass")])
+      const strict = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass")], { modes: ["strict"] })
       assert.strictEqual(strict.results.length + lenient.results.length, both.results.length)
     }),
   )
 
   it.effect("catches a wrong expectation, with a diff of expected and actual", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("fail")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("fail")])
       const wrong = failuresOf(report, "wrong-text")
       assert.deepStrictEqual(
         wrong.map((r) => r.chunking),
@@ -112,7 +130,7 @@ describe("Runner.run", () => {
 
   it.effect("catches a codec whose outcome depends on the chunking", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("fail")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("fail")])
       const failed = failuresOf(report, "chunk-dependent").map((r) => r.chunking)
       assert.deepStrictEqual(failed, ["1-byte", "3-byte", "agreement"])
       const agreement = failuresOf(report, "chunk-dependent").find(
@@ -126,7 +144,7 @@ describe("Runner.run", () => {
     "catches calls released before an error, a missing Completed, and a throwing decoder",
     () =>
       Effect.gen(function* () {
-        const report = yield* Runner.run(ToyCodec.make, [casesDir("fail")])
+        const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("fail")])
         const released = failuresOf(report, "released-on-error").filter(
           (r) => r.chunking !== "agreement",
         )
@@ -146,7 +164,7 @@ describe("Runner.run", () => {
   it.effect("fails with the path and the problem of a malformed case file, running nothing", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(
-        Runner.run(ToyCodec.make, [casesDir("pass"), casesDir("malformed/two-inputs.json")]),
+        CaseFiles.run(ToyCodec.make, [casesDir("pass"), casesDir("malformed/two-inputs.json")]),
       )
       assert.strictEqual(error._tag, "CaseError")
       assert.match(error.source, /two-inputs\.json$/)
@@ -179,7 +197,7 @@ describe("Runner.run", () => {
         }
       }
       const sse = "text abcdefg\nend stop\n"
-      const report = yield* Runner.run(recording, [textCase(sse, { ok: { text: "abcdefg" } })])
+      const report = yield* CaseFiles.run(recording, [textCase(sse, { ok: { text: "abcdefg" } })])
       assert.strictEqual(report.failed, 0)
       const length = new TextEncoder().encode(sse).length
       assert.deepStrictEqual(pushed[0], Array(length).fill(1))
@@ -201,12 +219,12 @@ describe("Runner.run", () => {
             done: () => false,
           }),
         })
-      const after = yield* Runner.run(
+      const after = yield* CaseFiles.run(
         withEvents([Event.completed(completion), Event.textDelta("x")]),
         [textCase("x", { ok: {} })],
       )
       assert.match(after.results[0]?.diff[0] ?? "", /a TextDelta event came after Completed/)
-      const twice = yield* Runner.run(
+      const twice = yield* CaseFiles.run(
         withEvents([Event.completed(completion), Event.completed(completion)]),
         [textCase("x", { ok: {} })],
       )
@@ -221,12 +239,12 @@ describe("Runner.run", () => {
         const config: Runner.MakeCodec = () => {
           throw SvirError.make("Config", "no such option")
         }
-        const expected = yield* Runner.run(config, [textCase("x", { error: "config" })])
+        const expected = yield* CaseFiles.run(config, [textCase("x", { error: "config" })])
         assert.strictEqual(expected.failed, 0)
         const broken: Runner.MakeCodec = () => {
           throw new TypeError("bad")
         }
-        const report = yield* Runner.run(broken, [textCase("x", { ok: {} })])
+        const report = yield* CaseFiles.run(broken, [textCase("x", { ok: {} })])
         assert.match(report.results[0]?.diff[0] ?? "", /the codec factory threw TypeError: bad/)
       }),
   )
@@ -238,7 +256,7 @@ describe("Runner.run", () => {
         seen.push(options)
         return ToyCodec.make(options)
       }
-      yield* Runner.run(spy, [
+      yield* CaseFiles.run(spy, [
         { ...textCase("end stop\n", { ok: {} }, { maxCalls: 2 }), expect_lenient: "same" },
       ])
       assert.deepStrictEqual(seen, [
@@ -251,11 +269,11 @@ describe("Runner.run", () => {
   it.effect('lets made-up call ids differ between chunkings only where the case says "*"', () =>
     Effect.gen(function* () {
       const sse = "call - f {}\nend tool_calls\n"
-      const wildcard = yield* Runner.run(ToyCodec.make, [
+      const wildcard = yield* CaseFiles.run(ToyCodec.make, [
         textCase(sse, { ok: { calls: [{ id: "*", name: "f" }] } }),
       ])
       assert.strictEqual(wildcard.failed, 0)
-      const unchecked = yield* Runner.run(ToyCodec.make, [
+      const unchecked = yield* CaseFiles.run(ToyCodec.make, [
         textCase(sse, { ok: { finish: "tool_calls" } }),
       ])
       const agreement = unchecked.results.find((r) => r.chunking === "agreement")
@@ -269,7 +287,7 @@ describe("Runner.run", () => {
       fc.property(fc.array(fc.stringMatching(/^[^\n]{0,12}$/), { maxLength: 6 }), (pieces) => {
         const sse = `${pieces.map((piece) => `text ${piece}\n`).join("")}end stop\n`
         const report = Effect.runSync(
-          Runner.run(ToyCodec.make, [
+          CaseFiles.run(ToyCodec.make, [
             textCase(sse, { ok: { text: pieces.join(""), finish: "stop" } }),
           ]),
         )
@@ -282,7 +300,7 @@ describe("Runner.run", () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z]{2,12}$/), (word) => {
         const report = Effect.runSync(
-          Runner.run(ToyCodec.make, [
+          CaseFiles.run(ToyCodec.make, [
             textCase(
               `text ${word}\nend stop\n`,
               { ok: { finish: "stop" } },
@@ -307,7 +325,7 @@ const named = (results: ReadonlyArray<Runner.Result>) =>
 describe("Runner.run: recordings, line endings and strides", () => {
   it.effect("reads a recording with replace, and feeds it with LF and CRLF at every stride", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("pass/format.json")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass/format.json")])
       const recording = resultsOf(report, "recording-both-endings")
       assert.isTrue(recording.every((r) => r.passed))
       assert.deepStrictEqual(named(recording.filter((r) => r.mode === "strict")), [
@@ -355,7 +373,7 @@ describe("Runner.run: recordings, line endings and strides", () => {
           },
         }
       }
-      const report = yield* Runner.run(recording, [
+      const report = yield* CaseFiles.run(recording, [
         {
           name: "crlf",
           sse: "text a\r\nend stop\n",
@@ -373,7 +391,7 @@ describe("Runner.run: recordings, line endings and strides", () => {
 
   it.effect("names the line ending of a failed check, and the feedings that disagree", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("fail/format.json")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("fail/format.json")])
       const failed = failuresOf(report, "crlf-breaks")
       assert.deepStrictEqual(named(failed), [
         "crlf-breaks [strict, crlf, 1-byte]",
@@ -394,21 +412,21 @@ describe("Runner.run: recordings, line endings and strides", () => {
   it.effect("reports a recording that does not hold the text a case changes or cuts at", () =>
     Effect.gen(function* () {
       const replace = yield* Effect.flip(
-        Runner.run(ToyCodec.make, [casesDir("malformed/recording-replace-missing.json")]),
+        CaseFiles.run(ToyCodec.make, [casesDir("malformed/recording-replace-missing.json")]),
       )
       assert.strictEqual(
         replace.message,
         'replace-missing: replace: "Goodbye" does not occur in ../pass/recordings/toy.lines',
       )
       const cut = yield* Effect.flip(
-        Runner.run(ToyCodec.make, [casesDir("malformed/recording-cut-missing.json")]),
+        CaseFiles.run(ToyCodec.make, [casesDir("malformed/recording-cut-missing.json")]),
       )
       assert.strictEqual(
         cut.message,
         'cut-missing: cut_before: "end length" does not occur in ../pass/recordings/toy.lines',
       )
       const missing = yield* Effect.flip(
-        Runner.run(ToyCodec.make, [casesDir("malformed/recording-missing.json")]),
+        CaseFiles.run(ToyCodec.make, [casesDir("malformed/recording-missing.json")]),
       )
       assert.match(
         missing.message,
@@ -419,7 +437,7 @@ describe("Runner.run: recordings, line endings and strides", () => {
 
   it.effect("fails the checks of a recording case that was loaded without its recording", () =>
     Effect.gen(function* () {
-      const loaded = yield* Case.readFile(casesDir("pass/format.json"))
+      const loaded = yield* CaseFiles.readFile(casesDir("pass/format.json"))
       const recordingCase = loaded.find((one) => one.case.name === "recording-cut")!
       const results = yield* Runner.runCase(ToyCodec.make, {
         source: "by hand",
@@ -434,7 +452,7 @@ describe("Runner.run: recordings, line endings and strides", () => {
 describe("Runner.run: reasoning, partial, message, visible_by_chunk", () => {
   it.effect("passes cases the toy codec meets", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("pass/format.json")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass/format.json")])
       assert.strictEqual(report.failed, 0, report.results.map(Runner.formatFailure).join("\n"))
       assert.isAbove(resultsOf(report, "visible-by-chunk").length, 0)
     }),
@@ -442,7 +460,7 @@ describe("Runner.run: reasoning, partial, message, visible_by_chunk", () => {
 
   it.effect("says which reasoning source, partial text or message differs", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("fail/format.json")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("fail/format.json")])
       const firstDiff = (name: string) => failuresOf(report, name)[0]?.diff
       assert.deepStrictEqual(firstDiff("wrong-reasoning-source"), [
         'reasoning[0].source: expected "think", actual "reasoning"',
@@ -465,7 +483,7 @@ describe("Runner.run: reasoning, partial, message, visible_by_chunk", () => {
 
   it.effect("checks visible_by_chunk on the chunks as given only, one boolean per push", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("fail/format.json")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("fail/format.json")])
       const wrong = failuresOf(report, "wrong-visible")
       assert.deepStrictEqual(
         wrong.map((r) => r.chunking),
@@ -503,7 +521,7 @@ describe("Runner.run: reasoning, partial, message, visible_by_chunk", () => {
           }
         },
       })
-      const report = yield* Runner.run(flaky, [
+      const report = yield* CaseFiles.run(flaky, [
         { name: "flaky", sse: "text a\n", expect: { error: "server" } },
       ])
       const agreement = report.results.find((r) => r.chunking === "agreement")
@@ -521,7 +539,7 @@ describe("Runner.run: encoder cases", () => {
     "encodes the request of the notation, and compares the body whatever its key order",
     () =>
       Effect.gen(function* () {
-        const report = yield* Runner.run(ToyCodec.make, [casesDir("pass/encoder.json")])
+        const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass/encoder.json")])
         assert.strictEqual(report.failed, 0, report.results.map(Runner.formatFailure).join("\n"))
         assert.deepStrictEqual(named(report.results), [
           "encode-everything [strict, encode]",
@@ -529,7 +547,7 @@ describe("Runner.run: encoder cases", () => {
           "encode-context-overflow [strict, encode]",
           "encode-attachment-error [strict, encode]",
         ])
-        const lenient = yield* Runner.run(ToyCodec.make, [casesDir("pass/encoder.json")], {
+        const lenient = yield* CaseFiles.run(ToyCodec.make, [casesDir("pass/encoder.json")], {
           modes: ["lenient"],
         })
         assert.strictEqual(lenient.results.length, 0)
@@ -538,7 +556,7 @@ describe("Runner.run: encoder cases", () => {
 
   it.effect("says where the body differs, and which error came instead of the expected one", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("fail/format.json")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("fail/format.json")])
       assert.deepStrictEqual(failuresOf(report, "wrong-body")[0]?.diff, [
         'body.model: expected "n", actual "m"',
         'body.messages[0].parts: expected 1 items [{"text":"hello"}], actual 2 [{"text":"hi"},{"text":"there"}]',
@@ -559,7 +577,7 @@ describe("Runner.run: encoder cases", () => {
         ...ToyCodec.make(options),
         encode: (request) => Effect.sync(() => ({ model: request.model, n: calls++ })),
       })
-      const report = yield* Runner.run(unstable, [
+      const report = yield* CaseFiles.run(unstable, [
         {
           name: "unstable",
           request: { model: "m", messages: [] },
@@ -574,7 +592,7 @@ describe("Runner.run: encoder cases", () => {
 
   it.effect("does not run a case whose attachment is a file on disk, unless given a resolver", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [casesDir("encoder-disk")])
+      const report = yield* CaseFiles.run(ToyCodec.make, [casesDir("encoder-disk")])
       assert.deepStrictEqual([report.passed, report.failed, report.notRun], [0, 0, 1])
       assert.match(
         report.results[0]?.notRun ?? "",
@@ -586,7 +604,7 @@ describe("Runner.run: encoder cases", () => {
       )
       assert.strictEqual(Runner.formatCounts(report), "0 passed, 0 failed, 1 not run")
       const seen: Array<string> = []
-      const resolved = yield* Runner.run(ToyCodec.make, [casesDir("encoder-disk")], {
+      const resolved = yield* CaseFiles.run(ToyCodec.make, [casesDir("encoder-disk")], {
         attachments: (key, attachment, folder) => {
           seen.push(`${key} ${attachment.declared_size} ${folder}`)
           return Effect.fail(SvirError.make("Attachment", "the file changed", { attachment: key }))
@@ -618,7 +636,7 @@ describe("Runner: chunkings agree", () => {
         (lines, strides, lineEndings) => {
           const chunks = [...lines.map((l) => `${l}\n`), "end stop\n"]
           const report = Effect.runSync(
-            Runner.run(ToyCodec.make, [
+            CaseFiles.run(ToyCodec.make, [
               {
                 name: "generated",
                 chunks,

@@ -36,6 +36,16 @@ describe("entries", () => {
     )
   })
 
+  it("the main entry imports no builtin, so Runner and Case load in a browser or a Worker (#17)", () => {
+    const main = [...reachable(join(src, "index.ts"))]
+    const builtins = main.filter((specifier) => specifier.startsWith("node:"))
+    assert.deepStrictEqual(builtins, [])
+    assert.isTrue(
+      [...reachable(join(src, "node.ts"))].includes("node:fs"),
+      "files are read by the node entry",
+    )
+  })
+
   it("the vitest entry is the one that imports vitest", () => {
     assert.include([...reachable(join(src, "vitest.ts"))], "vitest")
   })

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Runner } from "../src/index.js"
+import { CaseFiles } from "../src/node.js"
 import { describeCases } from "../src/vitest.js"
 import * as ToyCodec from "./toy/ToyCodec.js"
 
@@ -28,7 +29,7 @@ interface JsonReport {
 describe("describeCases", () => {
   it.effect("registers one test per check, named by case, mode, line ending and chunking", () =>
     Effect.gen(function* () {
-      const report = yield* Runner.run(ToyCodec.make, [pass])
+      const report = yield* CaseFiles.run(ToyCodec.make, [pass])
       const names = new Set(report.results.map((r) => `${r.case} [${Runner.label(r)}]`))
       assert.strictEqual(names.size, report.results.length)
     }),

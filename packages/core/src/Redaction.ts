@@ -150,7 +150,12 @@ const redactCause = (
     const message = safeString(() => cause.message)
     const inner = safeRead(() => cause.cause)
     const redactedInner = redactCause(inner, text, reveals, depth + 1)
-    if (!reveals(message) && !reveals(safeString(() => cause.stack)) && redactedInner === inner) {
+    if (
+      !reveals(message) &&
+      !reveals(safeString(() => cause.stack)) &&
+      !revealsOwnData(cause, reveals) &&
+      redactedInner === inner
+    ) {
       return cause
     }
     const copy = new Error(
@@ -166,6 +171,25 @@ const redactCause = (
   if (typeof cause !== "object") return cause
   const shown = safeString(() => JSON.stringify(cause))
   return shown === "" || reveals(shown) ? placeholder : cause
+}
+
+/** The own properties an error carries besides its message, stack and cause. */
+const shownBeyondMessage = new Set(["message", "stack", "cause"])
+
+/**
+ * Whether an error's own data reveals a secret: Bun's fetch errors, for one, carry the whole URL
+ * in an own `path` (DECISIONS.md D20). Data that cannot be shown counts as revealing, so the copy,
+ * which keeps only the name, the code and the message, takes its place.
+ */
+const revealsOwnData = (cause: Error, reveals: (input: string) => boolean): boolean => {
+  const names = safeRead(() => Object.getOwnPropertyNames(cause))
+  if (!Array.isArray(names)) return true
+  const own: Record<string, unknown> = {}
+  for (const name of names) {
+    if (!shownBeyondMessage.has(name)) own[name] = safeRead(() => Reflect.get(cause, name))
+  }
+  const shown = safeString(() => JSON.stringify(own))
+  return shown === "" || reveals(shown)
 }
 
 const safeRead = (read: () => unknown): unknown => {

@@ -107,6 +107,44 @@ describe("Redaction", () => {
     assert.strictEqual(limited.status, 429)
   })
 
+  it("redacts a cause whose own data holds a secret, as Bun's fetch errors hold the URL", () => {
+    // Bun's fetch error: a message without the URL, and the whole URL in an own `path`.
+    const fetchError = Object.assign(
+      new Error("Unable to connect. Is the computer able to access the url?"),
+      {
+        code: "ConnectionRefused",
+        path: `http://127.0.0.1:9/v1/chat/completions?api-key=${key}`,
+        errno: 0,
+      },
+    )
+    const inner = Object.assign(new Error("inner"), { headers: { cookie: "cookie-value-77" } })
+    const error = SvirError.make("Transport", "could not reach the server", {
+      cause: new Error("outer", { cause: inner }),
+    })
+    for (const shownError of [
+      redaction.error(SvirError.make("Transport", "could not reach it", { cause: fetchError })),
+      redaction.error(error),
+    ]) {
+      for (const text of [JSON.stringify(shownError), inspect(shownError, { depth: 10 })]) {
+        assert.isFalse(text.includes(key), text)
+        assert.isFalse(text.includes("cookie-value-77"), text)
+      }
+    }
+    const clean = redaction.error(SvirError.make("Transport", "x", { cause: fetchError }))
+    const cause = clean.cause as Error & { readonly code?: unknown }
+    assert.strictEqual(cause.message, fetchError.message)
+    assert.strictEqual(cause.code, "ConnectionRefused")
+  })
+
+  it("keeps an error whose own data reveals nothing as it is", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), {
+      code: "ECONNREFUSED",
+      port: 9,
+    })
+    const error = SvirError.make("Transport", "could not reach the server", { cause: refused })
+    assert.strictEqual(redaction.error(error), error)
+  })
+
   it("keeps an error that reveals nothing as it is", () => {
     const error = SvirError.make("Transport", "could not reach the server", {
       cause: new Error("ECONNREFUSED"),

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
 import { Arguments } from "@svir/registry"
 import { Schema } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 describe("Arguments.jsonSchema", () => {
   it("emits plain numbers, integers without bounds, closed objects", () => {

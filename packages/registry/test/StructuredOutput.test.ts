@@ -4,7 +4,7 @@ import { StructuredOutput } from "@svir/registry"
 import { Effect, Exit, Schema } from "effect"
 import * as fc from "fast-check"
 import { zodResponseFormat } from "openai/helpers/zod"
-import { z } from "zod"
+import * as z from "zod"
 
 const City = Schema.Struct({
   name: Schema.String,

@@ -3,7 +3,7 @@ import { fc } from "@fast-check/vitest"
 import { Json, Tool, ToolCall } from "@svir/core"
 import { Tools } from "@svir/registry"
 import { Effect, Exit, Logger, Result, Schema } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 const numRuns = Number(process.env.SVIR_FUZZ_RUNS ?? 10_000)
 

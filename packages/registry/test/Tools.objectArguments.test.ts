@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { SvirError, ToolCall } from "@svir/core"
 import { Permission, Tools } from "@svir/registry"
 import { Cause, Effect, Exit, Schema } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 /** The defect listing the tools dies with, as a SvirError. */
 const listingDefect = <R>(tools: Tools.Tools<R>): SvirError.SvirError => {

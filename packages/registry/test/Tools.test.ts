@@ -16,7 +16,7 @@ import {
   SchemaGetter,
 } from "effect"
 import { TestClock } from "effect/testing"
-import { z } from "zod"
+import * as z from "zod"
 
 const Lookup = Schema.Struct({ id: Schema.Int })
 

@@ -55,6 +55,15 @@ export interface Options {
    * @since 0.2.0
    */
   readonly scriptEveryRequest?: boolean | undefined
+  /**
+   * The `Access-Control-Allow-Origin` of every answer (default `"*"`), so a page in a browser can
+   * talk to the server; CORS preflights (`OPTIONS` with `Access-Control-Request-Method`) are then
+   * answered with 204, allowing the method and headers asked for, and are not recorded nor take
+   * an answer of the script. `false` sends no CORS header and leaves `OPTIONS` to the routes.
+   *
+   * @since 0.2.0
+   */
+  readonly allowOrigin?: string | false | undefined
 }
 
 /**
@@ -293,6 +302,17 @@ class ServerState {
   }
 
   handle(request: Http.IncomingMessage, response: Http.ServerResponse): void {
+    const origin = this.options.allowOrigin ?? "*"
+    if (origin !== false) {
+      response.setHeader("access-control-allow-origin", origin)
+      // Lets a page read every header of an answer: retry-after, x-request-id, a quirk's own.
+      response.setHeader("access-control-expose-headers", "*")
+      if (origin !== "*") response.setHeader("vary", "origin")
+      if (request.method === "OPTIONS" && request.headers["access-control-request-method"]) {
+        answerPreflight(request, response)
+        return
+      }
+    }
     const chunks: Array<Buffer> = []
     let size = 0
     request.on("data", (chunk: Buffer) => {
@@ -416,7 +436,7 @@ class ServerState {
       if (response.destroyed) return
       if (quirks.resetAfterEvents !== undefined) {
         response.write(json.slice(0, Math.floor(json.length / 2)))
-        return reset(response)
+        return this.resetWhenSent(response)
       }
       if (quirks.stallAfterEvents !== undefined) return
       response.end(json)
@@ -433,7 +453,7 @@ class ServerState {
     response.flushHeaders()
     if (quirks.firstTokenDelayMillis) await this.sleep(quirks.firstTokenDelayMillis)
     for (const [i, data] of events.entries()) {
-      if (i === quirks.resetAfterEvents) return reset(response)
+      if (i === quirks.resetAfterEvents) return this.resetWhenSent(response)
       if (i === quirks.stallAfterEvents) return
       if (i > 0 && quirks.eventDelayMillis) await this.sleep(quirks.eventDelayMillis)
       if (response.destroyed) return
@@ -441,6 +461,34 @@ class ServerState {
     }
     response.end()
   }
+
+  /**
+   * Resets the connection once what was written has left: Bun's `node:http` holds the headers and
+   * writes back and sends them later, so a reset at once reached the client before the headers,
+   * a different fault from the one scripted (#17). Waits for the write callback, then a little
+   * longer, on every runtime, so the fault is the same on Node and on Bun.
+   */
+  async resetWhenSent(response: Http.ServerResponse): Promise<void> {
+    await new Promise<void>((resolve) => response.write("", () => resolve()))
+    await this.sleep(resetDelayMillis)
+    if (!response.destroyed) reset(response)
+  }
+}
+
+/** How long a reset waits after the write callback (Bun: 10 ms sent everything in 12 of 12 runs). */
+const resetDelayMillis = 10
+
+/** The answer to a CORS preflight: the method and headers asked for are allowed. */
+const answerPreflight = (request: Http.IncomingMessage, response: Http.ServerResponse): void => {
+  const headers: Record<string, string> = {
+    "access-control-allow-methods": "GET, POST, OPTIONS",
+    "access-control-max-age": "600",
+  }
+  const asked = request.headers["access-control-request-headers"]
+  if (asked !== undefined) headers["access-control-allow-headers"] = asked
+  request.resume()
+  response.writeHead(204, headers)
+  response.end()
 }
 
 /** Responses the script itself cut off: their close is not the client leaving. */

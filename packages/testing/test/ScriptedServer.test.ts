@@ -165,23 +165,94 @@ describe("ScriptedServer", () => {
     }),
   )
 
-  it.live("resets the connection mid-stream", () =>
+  it.live("resets the connection mid-stream, after the headers and the events before it", () =>
     Effect.gen(function* () {
       const server = yield* ScriptedServer.start([
         Answer.text("a long answer that is cut", { quirks: { resetAfterEvents: 2 } }),
+        Answer.text("cut right after the headers", { quirks: { resetAfterEvents: 0 } }),
       ])
-      const outcome = yield* Effect.promise(async () => {
-        const response = await chat(server.url, { stream: true })
-        return response.text().then(
-          () => "read",
-          () => "broken",
-        )
-      })
-      assert.strictEqual(outcome, "broken")
+      // Whatever the runtime, the client sees a 200, reads what came before the fault, then the
+      // body breaks: a reset that beat the headers would reject `fetch` itself (#17).
+      const read = (response: Response) =>
+        Effect.promise(async () => {
+          const reader = response.body!.getReader()
+          const decoder = new TextDecoder()
+          let received = ""
+          try {
+            for (;;) {
+              const { done, value } = await reader.read()
+              if (done) return { received, broken: false }
+              received += decoder.decode(value, { stream: true })
+            }
+          } catch {
+            return { received, broken: true }
+          }
+        })
+      const cut = yield* Effect.promise(() => chat(server.url, { stream: true }))
+      assert.strictEqual(cut.status, 200)
+      const afterTwo = yield* read(cut)
+      assert.isTrue(afterTwo.broken)
+      assert.strictEqual(sseData(afterTwo.received).length, 2)
+      const atOnce = yield* Effect.promise(() => chat(server.url, { stream: true }))
+      assert.strictEqual(atOnce.status, 200)
+      const afterNone = yield* read(atOnce)
+      assert.isTrue(afterNone.broken)
+      assert.strictEqual(afterNone.received, "")
       assert.isFalse(
         server.requests[0]!.abandoned,
         "a reset by the script is not the client leaving",
       )
+    }),
+  )
+
+  it.live("answers CORS preflights and lets a page read every answer", () =>
+    Effect.gen(function* () {
+      const server = yield* ScriptedServer.start([Answer.text("Hi")])
+      const preflight = yield* Effect.promise(() =>
+        fetch(`${server.url}/chat/completions`, {
+          method: "OPTIONS",
+          headers: {
+            origin: "http://localhost:5173",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "authorization,content-type",
+          },
+        }),
+      )
+      assert.strictEqual(preflight.status, 204)
+      assert.strictEqual(preflight.headers.get("access-control-allow-origin"), "*")
+      assert.include(preflight.headers.get("access-control-allow-methods") ?? "", "POST")
+      assert.strictEqual(
+        preflight.headers.get("access-control-allow-headers"),
+        "authorization,content-type",
+      )
+      const { response } = yield* fetchText(chat(server.url, {}))
+      assert.strictEqual(response.headers.get("access-control-allow-origin"), "*")
+      assert.strictEqual(response.headers.get("access-control-expose-headers"), "*")
+      assert.deepStrictEqual(
+        server.requests.map((request) => request.method),
+        ["POST"],
+        "a preflight is not recorded and takes no answer",
+      )
+    }),
+  )
+
+  it.live("sends the origin it is given, or no CORS header at all", () =>
+    Effect.gen(function* () {
+      const preflight = (url: string) =>
+        Effect.promise(() =>
+          fetch(`${url}/chat/completions`, {
+            method: "OPTIONS",
+            headers: { origin: "http://app.test", "access-control-request-method": "POST" },
+          }),
+        )
+      const one = yield* ScriptedServer.start([], { allowOrigin: "http://app.test" })
+      const allowed = yield* preflight(one.url)
+      assert.strictEqual(allowed.headers.get("access-control-allow-origin"), "http://app.test")
+      assert.strictEqual(allowed.headers.get("vary"), "origin")
+      const none = yield* ScriptedServer.start([], { allowOrigin: false })
+      const refused = yield* preflight(none.url)
+      assert.strictEqual(refused.status, 404)
+      assert.isNull(refused.headers.get("access-control-allow-origin"))
     }),
   )
 

@@ -1,0 +1,97 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Request } from "@svir/core"
+import { Answer, ScriptedServer } from "@svir/testing"
+import { ConfigProvider, Effect, Exit, Redacted } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { Client } from "../../src/index.js"
+import * as Environment from "../../src/internal/environment.js"
+
+/**
+ * An environment that refuses every read as Deno does without `--allow-env` (`NotCapable:
+ * Requires env access`), installed as `process.env` for the life of the scope.
+ */
+const refusingEnvironment = Effect.acquireRelease(
+  Effect.sync(() => {
+    const original = Object.getOwnPropertyDescriptor(process, "env")!
+    const refuse = (): never => {
+      throw new Error("NotCapable: Requires env access, run again with the --allow-env flag")
+    }
+    const env = new Proxy({}, { get: refuse, has: refuse, ownKeys: refuse })
+    Object.defineProperty(process, "env", { ...original, value: env })
+    return original
+  }),
+  (original) => Effect.sync(() => Object.defineProperty(process, "env", original)),
+)
+
+/** `process.env` holding `values` over the real environment, for the life of the scope. */
+const environmentWith = (values: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const original = Object.getOwnPropertyDescriptor(process, "env")!
+      Object.defineProperty(process, "env", { ...original, value: { ...process.env, ...values } })
+      return original
+    }),
+    (original) => Effect.sync(() => Object.defineProperty(process, "env", original)),
+  )
+
+describe("environment", () => {
+  it.effect("a runtime that refuses to read a variable gives 'not set', never a defect", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        yield* refusingEnvironment
+        assert.isUndefined(yield* Environment.baseUrl)
+        assert.isUndefined(yield* Environment.apiKey)
+      }),
+    ),
+  )
+
+  it.live("Client.make({ baseUrl }) works where the environment may not be read", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* ScriptedServer.start([Answer.text("no env")])
+        const exit = yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* refusingEnvironment
+            return yield* Effect.exit(
+              Client.make({ baseUrl: server.url }).pipe(Effect.provide(FetchHttpClient.layer)),
+            )
+          }),
+        )
+        assert.isTrue(Exit.isSuccess(exit))
+        if (!Exit.isSuccess(exit)) return
+        const done = yield* exit.value
+          .complete(Request.make("m").pipe(Request.user("Hi")))
+          .pipe(Effect.provide(FetchHttpClient.layer))
+        assert.strictEqual(done.text, "no env")
+        assert.notProperty(server.requests[0]!.headers, "authorization")
+      }),
+    ),
+  )
+
+  it.effect("a ConfigProvider in the context wins, even where the environment refuses", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        yield* refusingEnvironment
+        const provider = ConfigProvider.fromEnvRecord({ OPENAI_API_KEY: "sk-provided" })
+        const key = yield* Environment.apiKey.pipe(
+          Effect.provideService(ConfigProvider.ConfigProvider, provider),
+        )
+        assert.strictEqual(key === undefined ? undefined : Redacted.value(key), "sk-provided")
+      }),
+    ),
+  )
+
+  it.effect("reads only the variables it names from the runtime's environment", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        yield* environmentWith({
+          OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+          OPENAI_API_KEY: "sk-env",
+        })
+        assert.strictEqual(yield* Environment.baseUrl, "http://127.0.0.1:9/v1")
+        const key = yield* Environment.apiKey
+        assert.strictEqual(key === undefined ? undefined : Redacted.value(key), "sk-env")
+      }),
+    ),
+  )
+})
