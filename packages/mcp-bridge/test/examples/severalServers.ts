@@ -9,10 +9,13 @@ export const everything = (
 ): Effect.Effect<Toolbox.Toolbox, SvirError.SvirError, Scope.Scope> =>
   Effect.gen(function* () {
     const files = yield* McpToolbox.stdio(
-      { command: "mcp-server-filesystem", args: ["/srv/notes"] },
+      { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/srv/notes"] },
       { prefix: "files" },
     )
-    const memory = yield* McpToolbox.stdio({ command: "mcp-server-memory" }, { prefix: "memory" })
+    const memory = yield* McpToolbox.stdio(
+      { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
+      { prefix: "memory" },
+    )
     const docs = yield* McpToolbox.http(
       { url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer secret" } },
       { prefix: "docs" },
