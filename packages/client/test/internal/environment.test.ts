@@ -7,16 +7,30 @@ import { Client } from "../../src/index.js"
 import * as Environment from "../../src/internal/environment.js"
 
 /**
- * An environment that refuses every read as Deno does without `--allow-env` (`NotCapable:
- * Requires env access`), installed as `process.env` for the life of the scope.
+ * An environment that refuses, as Deno does without `--allow-env` (`NotCapable: Requires env
+ * access`), to read any `OPENAI_` variable or to list the variables, installed as `process.env`
+ * for the life of the scope. Other variables are still read: Node's module loader reads some
+ * (Node 24 does when the client loads `effect/Config`), and Deno's own internals are not refused.
  */
 const refusingEnvironment = Effect.acquireRelease(
   Effect.sync(() => {
     const original = Object.getOwnPropertyDescriptor(process, "env")!
+    const real: Record<string | symbol, unknown> = original.value
     const refuse = (): never => {
       throw new Error("NotCapable: Requires env access, run again with the --allow-env flag")
     }
-    const env = new Proxy({}, { get: refuse, has: refuse, ownKeys: refuse })
+    const refused = (name: string | symbol) =>
+      typeof name === "string" && name.startsWith("OPENAI_")
+    const env = new Proxy(
+      {},
+      {
+        get: (_, name) => (refused(name) ? refuse() : real[name]),
+        has: (_, name) => (refused(name) ? refuse() : name in real),
+        getOwnPropertyDescriptor: (_, name) =>
+          refused(name) ? refuse() : Object.getOwnPropertyDescriptor(real, name),
+        ownKeys: refuse,
+      },
+    )
     Object.defineProperty(process, "env", { ...original, value: env })
     return original
   }),
