@@ -63,7 +63,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const refused = yield* Effect.flip(
       reason(client, Request.make("qwen3-27b").pipe(Request.user("Hi"))),
     )
-    yield* Console.log(`without tools: ${refused.kind}: ${refused.message}`)
+    yield* Console.log(`without tools: ${refused.reason._tag}: ${refused.message}`)
   })
   Effect.runPromise(program.pipe(Effect.provide(FetchHttpClient.layer), Effect.scoped))
 }

@@ -71,7 +71,7 @@ export const fitted = Effect.gen(function* () {
 /** A tool that cannot be fixed without changing how it is called is refused, saying why. */
 export const refused = ToolSchema.fit([Tool.make("shout", "Shout.", { type: "string" })]).pipe(
   Effect.map(() => "sent"),
-  Effect.catch((error) => Effect.succeed(`${error.kind}: ${error.message}`)),
+  Effect.catch((error) => Effect.succeed(`${error.reason._tag}: ${error.message}`)),
 )
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -50,7 +50,7 @@ export const lastTurn = (request: Request.Request): Request.Request =>
 export const sentAs = (request: Request.Request) =>
   OpenAiCodec.encode(request).pipe(
     Effect.map((body) => ("tool_choice" in body ? body.tool_choice : "(not sent)")),
-    Effect.catch((error) => Effect.succeed(`${error.kind}: ${error.message}`)),
+    Effect.catch((error) => Effect.succeed(`${error.reason._tag}: ${error.message}`)),
   )
 
 /** Every choice, on a request that offers `label` and on one that offers nothing. */

@@ -81,7 +81,7 @@ describe("the loops of the seeds", () => {
       const streamed = yield* Effect.flip(
         StreamedLoop.run(client, Loop.tools, request, recorder().print, 2),
       )
-      assert.strictEqual(streamed.kind, "Unsupported")
+      assert.strictEqual(streamed.reason._tag, "Unsupported")
     }),
   )
 
@@ -95,7 +95,7 @@ describe("the loops of the seeds", () => {
       const error = yield* Effect.flip(
         StreamedLoop.run(client, Loop.tools, request, recorder().print),
       )
-      assert.strictEqual(error.kind, "TruncatedStream")
+      assert.strictEqual(error.reason._tag, "TruncatedStream")
       assert.strictEqual(server.requests.length, 1)
     }),
   )

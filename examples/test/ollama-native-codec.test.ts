@@ -41,10 +41,10 @@ describe("a third-party codec: encoding", () => {
       const required = yield* Effect.flip(
         OllamaNative.encode(Request.toolChoice(asked, ToolChoice.required), { stream: false }),
       )
-      assert.strictEqual(required.kind, "Unsupported")
+      assert.strictEqual(required.reason._tag, "Unsupported")
       const byUrl = Request.user(asked, [Message.imageUrl("https://example.com/cat.png")])
       const image = yield* Effect.flip(OllamaNative.encode(byUrl, { stream: false }))
-      assert.strictEqual(image.kind, "Unsupported")
+      assert.strictEqual(image.reason._tag, "Unsupported")
       const bytes = Request.user(asked, [Message.image(new Uint8Array([1, 2, 3]), "image/png")])
       const body = (yield* OllamaNative.encode(bytes, { stream: false })) as {
         readonly messages: ReadonlyArray<Record<string, unknown>>

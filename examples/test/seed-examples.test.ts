@@ -99,7 +99,7 @@ describe("the reason extension", () => {
       const refused = yield* Effect.flip(
         Reason.reason(client, Request.make("m").pipe(Request.user("Hi"))),
       )
-      assert.strictEqual(refused.kind, "Unsupported")
+      assert.strictEqual(refused.reason._tag, "Unsupported")
       assert.strictEqual(server.requests.length, 1)
     }),
   )

@@ -18,7 +18,7 @@ const withServer = (script: ReadonlyArray<Answer.Answer>) =>
     return { server, client }
   })
 
-/** Why an answer was not read: the OutputError's reason, or the SvirError's kind. */
+/** Why an answer was not read: the OutputError's reason, or the SvirError's. */
 const whyNot = (
   completion: Effect.Effect<Completion.Completion, SvirError.SvirError>,
   output: StructuredOutput.StructuredOutput<unknown>,
@@ -26,7 +26,7 @@ const whyNot = (
   Effect.flatMap(completion, (done) => StructuredOutput.decode(output, done)).pipe(
     Effect.match({
       onSuccess: () => "read",
-      onFailure: (error) => (error._tag === "OutputError" ? error.reason._tag : error.kind),
+      onFailure: (error) => error.reason._tag,
     }),
   )
 

@@ -30,7 +30,7 @@ else {
   const error = Cause.findErrorOption(exit.cause)
   outcome =
     error._tag === "Some" && SvirError.isSvirError(error.value)
-      ? { outcome: "typed error", kind: error.value.kind, message: error.value.message }
+      ? { outcome: "typed error", kind: error.value.reason._tag, message: error.value.message }
       : { outcome: "defect", cause: Cause.pretty(exit.cause) }
 }
 console.log(`deno, no --allow-env: ${JSON.stringify(outcome)}`)

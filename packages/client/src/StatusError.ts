@@ -192,7 +192,7 @@ const describe: Record<SvirError.Kind, string> = {
  *   headers: { "retry-after": "2" },
  *   body: '{"error":{"message":"slow down"}}',
  * })
- * error.kind // "RateLimited"
+ * error.reason._tag // "RateLimited"
  * error.retryAfterMillis // 2000
  * ```
  *

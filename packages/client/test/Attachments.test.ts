@@ -166,7 +166,7 @@ describe("resolveAttachments", () => {
       )
       assert.deepStrictEqual(sizes, [defaultMaxBytes])
       const odd = yield* attachmentError(Message.textFileAt(at("four.txt"), { maxBytes: -1 }))
-      assert.strictEqual(odd.kind, "Attachment")
+      assert.strictEqual(odd.reason._tag, "Attachment")
     }),
   )
 

@@ -71,7 +71,7 @@ describe("complete and stream", () => {
       const { server } = yield* serverAndClient([])
       const { client } = yield* serverAndClient([], { baseUrl: `${server.url}/nested` })
       const error = yield* failure(client.listModels())
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.strictEqual(error.status, 404)
       assert.include(error.serverMessage ?? "", "no route")
     }),
@@ -132,7 +132,7 @@ describe("HTTP statuses", () => {
       Effect.gen(function* () {
         const { client } = yield* serverAndClient([answer], { retry: false })
         const error = yield* failure(client.complete(hello))
-        assert.strictEqual(error.kind, kind)
+        assert.strictEqual(error.reason._tag, kind)
         assert.strictEqual(error.status, answer.status)
         assert.strictEqual(error.serverMessage, words)
         // The server's words can quote the prompt and messages get logged: never in the message.
@@ -157,7 +157,7 @@ describe("HTTP statuses", () => {
         Answer.error(401, "bad key", { stallBody: true }),
       ])
       const error = yield* failure(client.complete(hello))
-      assert.strictEqual(error.kind, "Authentication")
+      assert.strictEqual(error.reason._tag, "Authentication")
       assert.isUndefined(error.serverMessage)
       yield* Effect.promise(() => server.whenAbandoned(0))
     }),
@@ -171,10 +171,10 @@ describe("HTTP statuses", () => {
         errorBodyTimeout: "300 millis",
       })
       const streamed = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(streamed.kind, "Authentication")
+      assert.strictEqual(streamed.reason._tag, "Authentication")
       assert.strictEqual(server.requests.length, 1, "an Authentication error is not retried")
       const whole = yield* failure(client.complete(hello))
-      assert.strictEqual(whole.kind, "Authentication")
+      assert.strictEqual(whole.reason._tag, "Authentication")
       assert.strictEqual(server.requests.length, 2)
     }),
   )
@@ -213,7 +213,7 @@ describe("faults", () => {
           .stream(hello)
           .pipe(Stream.runForEach((event) => Effect.sync(() => seen.push(event._tag)))),
       )
-      assert.strictEqual(error.kind, "TruncatedStream")
+      assert.strictEqual(error.reason._tag, "TruncatedStream")
       assert.isAbove(seen.length, 0)
       assert.notInclude(seen, "Completed")
       assert.strictEqual(server.requests.length, 1, "an answer that has started is never retried")
@@ -240,7 +240,7 @@ describe("faults", () => {
           Answer.text("Hi", { quirks: { notEventStream: true } }),
         ])
         const error = yield* failure(Stream.runCollect(client.stream(hello)))
-        assert.strictEqual(error.kind, "Unsupported")
+        assert.strictEqual(error.reason._tag, "Unsupported")
         assert.strictEqual(error.status, 200)
         assert.include(error.message, "not an event stream")
         assert.include(error.message, "application/json")
@@ -263,7 +263,7 @@ describe("faults", () => {
         { timeouts: { firstToken: "100 millis" } },
       )
       const error = yield* failure(Stream.runCollect(impatient.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "first token")
     }),
   )
@@ -275,7 +275,7 @@ describe("faults", () => {
         { timeouts: { idle: "100 millis" } },
       )
       const error = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "idle")
     }),
   )
@@ -315,7 +315,7 @@ describe("faults", () => {
         retry: { times: 1, baseDelay: "1 millis" },
       })
       const error = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "connect")
       assert.strictEqual(server.requests.length, 2)
       yield* Effect.promise(() => Promise.all([server.whenAbandoned(0), server.whenAbandoned(1)]))
@@ -329,7 +329,7 @@ describe("faults", () => {
         retry: false,
       })
       const error = yield* failure(client.complete(hello))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "first token")
     }),
   )
@@ -340,7 +340,7 @@ describe("faults", () => {
         timeouts: { total: "150 millis" },
       })
       const error = yield* failure(client.complete(hello))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "total")
       const streamed = yield* failure(Stream.runCollect(client.stream(hello)))
       assert.include(streamed.message, "total")
@@ -355,7 +355,7 @@ describe("faults", () => {
         retry: false,
       })
       const error = yield* failure(client.complete(hello))
-      assert.strictEqual(error.kind, "Transport")
+      assert.strictEqual(error.reason._tag, "Transport")
       assert.include(error.message, "could not reach")
     }),
   )
@@ -394,8 +394,8 @@ describe("retries", () => {
         Answer.error(400, "no such tool"),
         Answer.text("unused"),
       ])
-      assert.strictEqual((yield* failure(client.complete(hello))).kind, "Authentication")
-      assert.strictEqual((yield* failure(client.complete(hello))).kind, "Unsupported")
+      assert.strictEqual((yield* failure(client.complete(hello))).reason._tag, "Authentication")
+      assert.strictEqual((yield* failure(client.complete(hello))).reason._tag, "Unsupported")
       assert.strictEqual(server.requests.length, 2)
     }),
   )
@@ -495,7 +495,7 @@ describe("the lean retry", () => {
           Answer.error(422, "bad messages"),
           Answer.error(422, "bad messages"),
         ])
-        assert.strictEqual((yield* failure(client.complete(fancy))).kind, "ContextOverflow")
+        assert.strictEqual((yield* failure(client.complete(fancy))).reason._tag, "ContextOverflow")
         assert.strictEqual(server.requests.length, 1)
         assert.strictEqual((yield* failure(client.complete(fancy))).status, 422)
         assert.strictEqual(server.requests.length, 3)
@@ -509,7 +509,7 @@ describe("the lean retry", () => {
         [Answer.error(400, "unknown field temperature"), Answer.text("unused")],
         { leanRetry: false },
       )
-      assert.strictEqual((yield* failure(client.complete(fancy))).kind, "Unsupported")
+      assert.strictEqual((yield* failure(client.complete(fancy))).reason._tag, "Unsupported")
       assert.strictEqual(server.requests.length, 1)
     }),
   )

@@ -13,7 +13,7 @@ const make = (options: Client.Options, env: Record<string, string> = {}) =>
 
 const configFailure = (options: Client.Options, env: Record<string, string> = {}) =>
   Effect.flip(make(options, env)).pipe(
-    Effect.tap((error) => Effect.sync(() => assert.strictEqual(error.kind, "Config"))),
+    Effect.tap((error) => Effect.sync(() => assert.strictEqual(error.reason._tag, "Config"))),
   )
 
 describe("configuration", () => {
@@ -132,7 +132,7 @@ describe("configuration", () => {
       const client = yield* make({ baseUrl: server.url })
       const error = yield* Effect.flip(client.complete(Request.make("")))
       assert.isTrue(SvirError.isSvirError(error))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.strictEqual(server.requests.length, 0)
     }),
   )

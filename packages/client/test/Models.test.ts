@@ -22,7 +22,7 @@ describe("the list of models", () => {
     Effect.gen(function* () {
       const deep = `{"data": ${"[".repeat(100_000)}${"]".repeat(100_000)}}`
       const error = yield* listFrom(deep)
-      assert.strictEqual(error.kind, "Protocol")
+      assert.strictEqual(error.reason._tag, "Protocol")
       assert.include(error.message, `deeper than ${Json.maxDepth} levels`)
     }),
   )
@@ -31,7 +31,7 @@ describe("the list of models", () => {
     Effect.gen(function* () {
       for (const body of ["<html>", '{"data": [null]}', '{"data": [{"id": 7}]}', "[]"]) {
         const error = yield* listFrom(body)
-        assert.strictEqual(error.kind, "Protocol", body)
+        assert.strictEqual(error.reason._tag, "Protocol", body)
       }
     }),
   )

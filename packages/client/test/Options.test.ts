@@ -37,7 +37,7 @@ const counts: ReadonlyArray<readonly [string, (value: number) => Client.Options,
 const refused = (options: Client.Options, name: string, given: string) =>
   Effect.gen(function* () {
     const error = yield* Effect.flip(make(options))
-    assert.strictEqual(error.kind, "Config", `${name} = ${given}`)
+    assert.strictEqual(error.reason._tag, "Config", `${name} = ${given}`)
     assert.include(error.message, name)
   })
 

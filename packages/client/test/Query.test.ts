@@ -172,7 +172,7 @@ describe("query values are secrets (D18)", () => {
         const call =
           echo.via === "complete" ? client.complete(hello) : Stream.runDrain(client.stream(hello))
         const error = yield* Effect.flip(call)
-        assert.strictEqual(error.kind, echo.kind)
+        assert.strictEqual(error.reason._tag, echo.kind)
         assert.include(server.received[0]!.path, encodeURIComponent(query["api-key"]))
         assertNoQueryValue(renderings(error), "the error")
       }),
@@ -183,7 +183,7 @@ describe("query values are secrets (D18)", () => {
     Effect.gen(function* () {
       const client = yield* make({ baseUrl: "http://127.0.0.1:1/v1", query })
       const error = yield* Effect.flip(client.complete(hello))
-      assert.strictEqual(error.kind, "Transport")
+      assert.strictEqual(error.reason._tag, "Transport")
       assert.include(error.message, "http://127.0.0.1:1/v1/chat/completions?api-version=")
       assertNoQueryValue(renderings(error), "the error")
     }),
@@ -233,14 +233,14 @@ describe("query configuration (D18, D19)", () => {
             "https://x.openai.azure.com/openai/deployments/d?api-version=2024-10-21&api-key=k3y-s3cret",
         }),
       )
-      assert.strictEqual(error.kind, "Config")
+      assert.strictEqual(error.reason._tag, "Config")
       assert.strictEqual(
         error.message,
         'the base URL must not have a query: give its parameters as the `query` option ("api-version", "api-key")',
       )
       assert.notInclude(error.message, "k3y-s3cret")
       for (const baseUrl of ["https://example.com/v1?", "https://example.com/v1#x"]) {
-        assert.strictEqual((yield* Effect.flip(make({ baseUrl }))).kind, "Config", baseUrl)
+        assert.strictEqual((yield* Effect.flip(make({ baseUrl }))).reason._tag, "Config", baseUrl)
       }
     }),
   )
@@ -248,12 +248,12 @@ describe("query configuration (D18, D19)", () => {
   it.effect("a name must not be empty, and a name or a value must be text a URL can carry", () =>
     Effect.gen(function* () {
       const empty = yield* Effect.flip(make({ baseUrl: "https://example.com", query: { "": "x" } }))
-      assert.strictEqual(empty.kind, "Config")
+      assert.strictEqual(empty.reason._tag, "Config")
       assert.strictEqual(empty.message, '"" is not a valid query parameter name')
       const lone = yield* Effect.flip(
         make({ baseUrl: "https://example.com", query: { key: "s3cret\ud800" } }),
       )
-      assert.strictEqual(lone.kind, "Config")
+      assert.strictEqual(lone.reason._tag, "Config")
       assert.strictEqual(
         lone.message,
         'the value of the query parameter "key" is not text a URL can carry',
@@ -261,7 +261,7 @@ describe("query configuration (D18, D19)", () => {
       const notText = yield* Effect.flip(
         make({ baseUrl: "https://example.com", query: { n: 5 as unknown as string } }),
       )
-      assert.strictEqual(notText.kind, "Config")
+      assert.strictEqual(notText.reason._tag, "Config")
     }),
   )
 })

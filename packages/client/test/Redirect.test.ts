@@ -71,7 +71,7 @@ describe("redirects", () => {
           const client = yield* clientOf(server.origin)
           for (const [via, call] of calls(client)) {
             const error = yield* Effect.flip(call)
-            assert.strictEqual(error.kind, "Config", via)
+            assert.strictEqual(error.reason._tag, "Config", via)
             assert.strictEqual(error.status, status)
             assert.include(error.message, other.origin)
             assert.notInclude(error.message, "token=abc")
@@ -93,7 +93,7 @@ describe("redirects", () => {
           .complete(hello)
           .pipe(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "follow" })),
       )
-      assert.strictEqual(error.kind, "Config")
+      assert.strictEqual(error.reason._tag, "Config")
       assertNothingReached(others)
     }),
   )
@@ -125,7 +125,7 @@ describe("redirects", () => {
       const server = yield* serve((request) => redirect(307, request.path))
       const client = yield* clientOf(server.origin)
       const error = yield* Effect.flip(client.complete(hello))
-      assert.strictEqual(error.kind, "Config")
+      assert.strictEqual(error.reason._tag, "Config")
       assert.strictEqual(error.status, 307)
       assert.include(error.message, "redirected more than 5 times")
       assert.strictEqual(server.received.length, 6)
@@ -137,7 +137,7 @@ describe("redirects", () => {
       const server = yield* serve(() => redirect(302, "http://[::1"))
       const client = yield* clientOf(server.origin)
       const error = yield* Effect.flip(client.complete(hello))
-      assert.strictEqual(error.kind, "Config")
+      assert.strictEqual(error.reason._tag, "Config")
       assert.strictEqual(server.received.length, 1)
     }),
   )

@@ -202,7 +202,7 @@ describe("secrets", () => {
           const call =
             via === "complete" ? client.complete(hello) : Stream.runDrain(client.stream(hello))
           const { result: error, lines } = yield* withLogs(Effect.flip(call))
-          assert.strictEqual(error.kind, path.kind)
+          assert.strictEqual(error.reason._tag, path.kind)
           // The server did receive the secrets, so each echo above is a real one.
           assert.strictEqual(server.received[0]!.headers["api-key"], headers["api-key"])
           assertNoSecret(renderings(error), "the error")
@@ -217,7 +217,7 @@ describe("secrets", () => {
       const server = yield* serve((r) => json(503, { error: { message: echoes(r) } }))
       const client = yield* clientOf(server.origin)
       const { result: error, lines } = yield* withLogs(Effect.flip(client.listModels()))
-      assert.strictEqual(error.kind, "Transport")
+      assert.strictEqual(error.reason._tag, "Transport")
       assert.strictEqual(server.received.length, 2, "retried once, and logged")
       assert.isAbove(lines.length, 0)
       assertNoSecret(renderings(error), "the error")

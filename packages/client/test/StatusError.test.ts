@@ -128,7 +128,7 @@ describe("StatusError", () => {
       `{"detail":[{"msg":"too deep to read","ctx":${deep}}]}`,
     ]) {
       const error = StatusError.fromResponse({ status: 400, headers: {}, body })
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.strictEqual(error.status, 400)
       assert.isUndefined(error.serverMessage)
     }

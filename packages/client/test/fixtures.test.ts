@@ -53,7 +53,7 @@ describe("recorded-style streams, replayed over HTTP", () => {
     Effect.gen(function* () {
       const { server, client } = yield* serverAndClient([replay("llamacpp-error-without-done", 50)])
       const error = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(error.kind, "ContextOverflow")
+      assert.strictEqual(error.reason._tag, "ContextOverflow")
       assert.include(error.message + (error.serverMessage ?? ""), "context size")
       assert.strictEqual(server.requests.length, 1)
     }),
@@ -68,7 +68,7 @@ describe("recorded-style streams, replayed over HTTP", () => {
           .stream(hello)
           .pipe(Stream.runForEach((event) => Effect.sync(() => events.push(event)))),
       )
-      assert.strictEqual(error.kind, "TruncatedStream")
+      assert.strictEqual(error.reason._tag, "TruncatedStream")
       assert.isTrue(events.every((event) => event._tag === "ToolCallDelta"))
       assert.strictEqual(server.requests.length, 1, "a stream that has started is not retried")
     }),

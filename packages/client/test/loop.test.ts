@@ -101,7 +101,7 @@ describe("the loop, through client, registry and codec", () => {
         Request.toolsFrom(tools),
       )
       const error = yield* Effect.flip(run(client, start, 3))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.strictEqual(server.requests.length, 3)
     }),
   )

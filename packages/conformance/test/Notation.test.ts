@@ -134,7 +134,7 @@ describe("Notation.toRequest", () => {
           Effect.fail(SvirError.make("Attachment", "gone", { attachment: key })),
         ),
       )
-      assert.strictEqual(failed.kind, "Attachment")
+      assert.strictEqual(failed.reason._tag, "Attachment")
     }),
   )
 

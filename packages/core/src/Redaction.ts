@@ -108,7 +108,7 @@ export const make = (secrets: Iterable<string>): Redaction => {
       return e
     }
     // The reason's other data (status, retry-after, limits) is kept as it was.
-    return SvirError.make(e.kind, message, {
+    return SvirError.make(e.reason._tag, message, {
       ...reason,
       serverMessage,
       ...(code === undefined ? {} : { code }),

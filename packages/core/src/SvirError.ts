@@ -331,10 +331,11 @@ export const TypeId: unique symbol = Symbol.for("@svir/core/SvirError")
  * A transport or protocol failure. `reason` says what kind, with that kind's data; `message` says
  * what happened in words; `cause` is the underlying failure, where there was one.
  *
- * `kind`, `isRetryable`, `status`, `serverMessage` and `retryAfterMillis` are read from the
- * reason, for callers that do not care which kind it is: `status` is the HTTP status where there
- * was one, `serverMessage` the server's own words (cut at {@link serverMessageLimit} characters by
- * {@link make}), `retryAfterMillis` the wait a server asked for.
+ * `reason._tag` names the kind of failure. `isRetryable`, `status`, `serverMessage` and
+ * `retryAfterMillis` are read from the reason, for callers that do not care which kind it is:
+ * `status` is the HTTP status where there was one, `serverMessage` the server's own words (cut at
+ * {@link serverMessageLimit} characters by {@link make}), `retryAfterMillis` the wait a server
+ * asked for.
  *
  * @example
  * ```ts
@@ -360,11 +361,6 @@ export class SvirError extends Data.TaggedError("SvirError")<{
   /** Marks a SvirError across copies of this package: see {@link isSvirError}. */
   get [TypeId](): typeof TypeId {
     return TypeId
-  }
-
-  /** The kind of failure, the same as `reason._tag`. */
-  get kind(): Kind {
-    return this.reason._tag
   }
 
   /** Whether sending the same request again can help: the reason's `isRetryable`. */

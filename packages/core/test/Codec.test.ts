@@ -83,7 +83,7 @@ describe("Codec", () => {
         Effect.flip,
       )
       assert.deepStrictEqual(seen, [Event.textDelta("a"), Event.textDelta("b")])
-      assert.strictEqual(error._tag === "SvirError" ? error.kind : "", "Server")
+      assert.strictEqual(error._tag === "SvirError" ? error.reason._tag : "", "Server")
     }),
   )
 
@@ -92,7 +92,7 @@ describe("Codec", () => {
       const error = yield* Effect.flip(
         Stream.runCollect(Codec.decodeStream(lines, Stream.make(bytes("t:a\n")))),
       )
-      assert.strictEqual(error.kind, "TruncatedStream")
+      assert.strictEqual(error.reason._tag, "TruncatedStream")
     }),
   )
 

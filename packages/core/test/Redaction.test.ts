@@ -69,7 +69,7 @@ describe("Redaction", () => {
       assert.isFalse(text.includes(key), text)
       assert.isFalse(text.includes("cookie-value-77"), text)
     }
-    assert.strictEqual(clean.kind, "Server")
+    assert.strictEqual(clean.reason._tag, "Server")
     assert.strictEqual(clean.status, 500)
   })
 
@@ -93,7 +93,7 @@ describe("Redaction", () => {
       const clean = redaction.error(error)
       assert.notStrictEqual(clean, error)
       assert.isFalse(JSON.stringify(clean).includes(key), JSON.stringify(clean))
-      assert.strictEqual(clean.kind, error.kind)
+      assert.strictEqual(clean.reason._tag, error.reason._tag)
       assert.deepStrictEqual(notServerWords(clean.reason), notServerWords(error.reason))
     }
     const server = redaction.error(errors[5]!)

@@ -124,7 +124,7 @@ describe("Request options", () => {
   it.effect("validate refuses an option out of range with Unsupported", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Request.validate(Request.topP(base, 1.5)))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.strictEqual(error.message, "top p must be between 0 and 1, not 1.5")
     }),
   )

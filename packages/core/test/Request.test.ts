@@ -112,7 +112,7 @@ describe("Request", () => {
       ]
       for (const [request, why] of cases) {
         const error = yield* Effect.flip(Request.validate(request))
-        assert.strictEqual(error.kind, "Unsupported")
+        assert.strictEqual(error.reason._tag, "Unsupported")
         assert.include(error.message, why)
       }
     }),
@@ -140,7 +140,7 @@ describe("Request", () => {
     Effect.gen(function* () {
       const plain = Request.make("m").pipe(Request.user("What files are here?"))
       const error = yield* Effect.flip(Request.requireTools(plain))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.include(error.message, "offers no tools")
       const withTools = Request.tool(plain, now)
       assert.strictEqual(yield* Request.requireTools(withTools), withTools)

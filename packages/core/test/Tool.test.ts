@@ -37,7 +37,7 @@ describe("Tool", () => {
       const exit = yield* Effect.exit(Tool.validate(Tool.make("a b", "spaces")))
       assert.isTrue(Exit.isFailure(exit))
       const error = yield* Effect.flip(Tool.validate(Tool.make("a b", "spaces")))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       const ok = yield* Tool.validate(Tool.make("ab", "fine"))
       assert.strictEqual(ok.name, "ab")
     }),

@@ -277,7 +277,7 @@ describe("Toolbox", () => {
   it.effect("reports two toolboxes offering the same name", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(Toolbox.combine([sleeper, sleeper]))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.include(error.message, "wait")
     }),
   )

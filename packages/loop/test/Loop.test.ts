@@ -193,7 +193,7 @@ describe("Loop.run", () => {
         const error = yield* Effect.flip(
           Loop.run({ send, toolbox: echo, request: Request.make("m"), maxSteps }),
         )
-        assert.strictEqual(error._tag === "SvirError" && error.kind, "Config")
+        assert.strictEqual(error._tag === "SvirError" && error.reason._tag, "Config")
         assert.strictEqual(requests.length, 0)
       }
     }),
@@ -296,7 +296,7 @@ describe("Loop.run", () => {
         const error = yield* Effect.flip(
           Loop.run({ send: cut, toolbox: echo, request: Request.make("m") }),
         )
-        assert.strictEqual(error.kind, "TruncatedStream")
+        assert.strictEqual(error.reason._tag, "TruncatedStream")
       }),
   )
 
@@ -308,7 +308,7 @@ describe("Loop.run", () => {
       ])
       const error = yield* Effect.flip(Loop.run({ send: client.stream, toolbox: tools, request }))
       assert.isTrue(SvirError.isSvirError(error))
-      assert.strictEqual(error.kind, "Authentication")
+      assert.strictEqual(error.reason._tag, "Authentication")
     }),
   )
 

@@ -72,7 +72,7 @@ describe("StreamCompletion.run", () => {
           seen.push(event._tag)
         }),
       )
-      assert.strictEqual(error.kind, "TruncatedStream")
+      assert.strictEqual(error.reason._tag, "TruncatedStream")
       assert.deepStrictEqual(seen, ["TextDelta"])
     }),
   )

@@ -52,7 +52,7 @@ describe("McpPrompts, with @modelcontextprotocol/server-everything over stdio", 
       Effect.gen(function* () {
         const { prompts } = yield* everything()
         const error = yield* Effect.flip(prompts.get("args-prompt", { state: "Texas" }))
-        assert.strictEqual(error.kind, "Server")
+        assert.strictEqual(error.reason._tag, "Server")
         assert.strictEqual(
           error.message,
           "getting the prompt args-prompt failed: the server answered with error -32602",
@@ -69,7 +69,7 @@ describe("McpPrompts, with @modelcontextprotocol/server-everything over stdio", 
       })
       assert.deepStrictEqual(yield* prompts.list, [])
       const error = yield* Effect.flip(prompts.get("summarize"))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.strictEqual(
         error.message,
         "getting the prompt summarize: the server offers no prompts",

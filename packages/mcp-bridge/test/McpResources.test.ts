@@ -124,14 +124,14 @@ describe("McpResources, with @modelcontextprotocol/server-everything over stdio"
       const tooLarge = yield* Effect.flip(
         resources.read("demo://resource/dynamic/blob/7", { maxBlobBytes: 16 }),
       )
-      assert.strictEqual(tooLarge.kind, "ResponseLimit")
+      assert.strictEqual(tooLarge.reason._tag, "ResponseLimit")
       assert.match(tooLarge.message, /its blob of \d+ bytes is larger than the limit of 16$/)
       assert.strictEqual(
         tooLarge.reason._tag === "ResponseLimit" ? tooLarge.reason.limit : undefined,
         "maxBlobBytes",
       )
       const unknown = yield* Effect.flip(resources.read("demo://resource/dynamic/text/0"))
-      assert.strictEqual(unknown.kind, "Server")
+      assert.strictEqual(unknown.reason._tag, "Server")
       assert.strictEqual(
         unknown.message,
         "reading the resource demo://resource/dynamic/text/0 failed: the server answered with error -32603",
@@ -187,7 +187,7 @@ describe("McpResources, with @modelcontextprotocol/server-everything over stdio"
       assert.deepStrictEqual(yield* resources.list, [])
       assert.deepStrictEqual(yield* resources.templates, [])
       const error = yield* Effect.flip(resources.read("file:///etc/hostname"))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.strictEqual(
         error.message,
         "reading the resource file:///etc/hostname: the server offers no resources",
@@ -221,7 +221,7 @@ describe("McpResources, with SDK servers on 127.0.0.1", () => {
       const pages = yield* Effect.flip(
         McpResources.make(() => client, undefined, { maxPages: 3 }).list,
       )
-      assert.strictEqual(pages.kind, "ResponseLimit")
+      assert.strictEqual(pages.reason._tag, "ResponseLimit")
       assert.strictEqual(
         pages.message,
         "listing resources stopped after 3 pages: the server has more",
@@ -229,7 +229,7 @@ describe("McpResources, with SDK servers on 127.0.0.1", () => {
       const items = yield* Effect.flip(
         McpResources.make(() => client, undefined, { maxItems: 7 }).templates,
       )
-      assert.strictEqual(items.kind, "ResponseLimit")
+      assert.strictEqual(items.reason._tag, "ResponseLimit")
       assert.strictEqual(
         items.message,
         "listing resource templates stopped at 9: more than the limit of 7",
@@ -239,7 +239,7 @@ describe("McpResources, with SDK servers on 127.0.0.1", () => {
       )
       const looping = yield* connect(loopingUrl)
       const repeated = yield* Effect.flip(McpResources.make(() => looping).list)
-      assert.strictEqual(repeated.kind, "Protocol")
+      assert.strictEqual(repeated.reason._tag, "Protocol")
       assert.strictEqual(
         repeated.message,
         "listing resources: the server gave a cursor again on page 2, so its pages would never end",
@@ -256,7 +256,7 @@ describe("McpResources, with SDK servers on 127.0.0.1", () => {
         headers: { Authorization: "Bearer s3cret-t0ken-42" },
       })
       const error = yield* Effect.flip(resources.read("paged://r0_0"))
-      assert.strictEqual(error.kind, "Server")
+      assert.strictEqual(error.reason._tag, "Server")
       assert.strictEqual(
         error.message,
         "reading the resource paged://r0_0 failed: the server answered with error -32602",

@@ -129,7 +129,7 @@ describe("McpToolbox.http with an OAuth authProvider", () => {
         const pending = yield* Effect.flip(
           McpToolbox.http({ url: server.mcpUrl, authProvider: provider }),
         )
-        assert.strictEqual(pending.kind, "Authentication")
+        assert.strictEqual(pending.reason._tag, "Authentication")
         assert.match(
           pending.message,
           /pass the code to the SDK's auth\(provider, \{ serverUrl, authorizationCode \}\)/,
@@ -153,7 +153,7 @@ describe("McpToolbox.http with an OAuth authProvider", () => {
         const refused = yield* whoami("c4")
         assert.isTrue(refused.isError)
         const refresh = yield* Effect.flip(toolbox.refresh)
-        assert.strictEqual(refresh.kind, "Authentication")
+        assert.strictEqual(refresh.reason._tag, "Authentication")
         for (const text of [leak.content, refused.content, ...shown(pending), ...shown(refresh)]) {
           assertClean(server.issued, text)
         }

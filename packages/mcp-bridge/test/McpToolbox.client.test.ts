@@ -117,10 +117,10 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
     Effect.gen(function* () {
       const malformed = yield* scripted(() => ({ result: { tools: "none" } }))
       const broken = yield* Effect.flip(McpToolbox.fromClient(malformed))
-      assert.strictEqual(broken.kind, "Protocol")
+      assert.strictEqual(broken.reason._tag, "Protocol")
       const silent = yield* scripted(() => undefined)
       const late = yield* Effect.flip(McpToolbox.fromClient(silent, { listTimeoutMillis: 200 }))
-      assert.strictEqual(late.kind, "Timeout")
+      assert.strictEqual(late.reason._tag, "Timeout")
     }),
   )
 
@@ -134,7 +134,7 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
         },
       }))
       const error = yield* Effect.flip(McpToolbox.fromClient(client))
-      assert.strictEqual(error.kind, "Server")
+      assert.strictEqual(error.reason._tag, "Server")
       assert.strictEqual(
         error.message,
         "listing tools (page 1) failed: the server answered with error -32001",
@@ -221,7 +221,7 @@ describe("McpToolbox.fromClient, with a scripted server", () => {
       const error = yield* Effect.flip(
         McpToolbox.fromClient(new Client({ name: "test", version: "1.0.0" })),
       )
-      assert.strictEqual(error.kind, "Config")
+      assert.strictEqual(error.reason._tag, "Config")
       assert.match(error.message, /not connected/)
     }),
   )

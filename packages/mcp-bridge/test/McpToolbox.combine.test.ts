@@ -114,7 +114,7 @@ describe("several servers in one Toolbox", () => {
       const first = yield* McpToolbox.stdio(node("everything", "stdio"))
       const second = yield* McpToolbox.stdio(node("everything", "stdio"))
       const clash = yield* Effect.flip(Toolbox.combine([first, second]))
-      assert.strictEqual(clash.kind, "Unsupported")
+      assert.strictEqual(clash.reason._tag, "Unsupported")
       assert.match(
         clash.message,
         /two toolboxes offer a tool named echo: give one of them a prefix/,
@@ -128,14 +128,14 @@ describe("several servers in one Toolbox", () => {
       const missing = yield* Effect.flip(
         McpToolbox.stdio({ command: "/nonexistent/mcp-server" }).pipe(Effect.scoped),
       )
-      assert.strictEqual(missing.kind, "Transport")
+      assert.strictEqual(missing.reason._tag, "Transport")
       const dying = yield* Effect.flip(
         McpToolbox.stdio({
           command: process.execPath,
           args: ["-e", "console.error('config file missing'); process.exit(3)"],
         }).pipe(Effect.scoped),
       )
-      assert.strictEqual(dying.kind, "Transport")
+      assert.strictEqual(dying.reason._tag, "Transport")
       assert.include(dying.message, "config file missing")
       const silent = yield* Effect.flip(
         McpToolbox.stdio({
@@ -144,7 +144,7 @@ describe("several servers in one Toolbox", () => {
           connectTimeoutMillis: 300,
         }).pipe(Effect.scoped),
       )
-      assert.strictEqual(silent.kind, "Timeout")
+      assert.strictEqual(silent.reason._tag, "Timeout")
       assert.deepStrictEqual(childPids(), before)
     }),
   )

@@ -72,7 +72,7 @@ describe("McpToolbox.stdio with a hostile server", () => {
           maxMessageBytes: 300,
         }),
       )
-      assert.strictEqual(error.kind, "ResponseLimit")
+      assert.strictEqual(error.reason._tag, "ResponseLimit")
       assert.match(error.message, /^listing tools \(page 1\) failed: .*larger than 300 bytes/)
     }),
   )
@@ -222,7 +222,7 @@ describe("McpToolbox.http with a hostile server", () => {
         const tooSmall = yield* Effect.flip(
           McpToolbox.http({ url: third.url, maxMessageBytes: 300 }),
         )
-        assert.strictEqual(tooSmall.kind, "ResponseLimit")
+        assert.strictEqual(tooSmall.reason._tag, "ResponseLimit")
       }),
     )
 

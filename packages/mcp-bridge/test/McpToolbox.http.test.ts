@@ -118,7 +118,7 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
         }),
       )
       const error = yield* Effect.flip(McpToolbox.http({ url }))
-      assert.strictEqual(error.kind, "Protocol")
+      assert.strictEqual(error.reason._tag, "Protocol")
       assert.match(error.message, /gave a cursor again on page 2/)
       // The cursor is the server's text (D5).
       assert.strictEqual(error.serverMessage, "same")
@@ -138,7 +138,7 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
         }),
       )
       const pages = yield* Effect.flip(McpToolbox.http({ url }, { maxPages: 5 }))
-      assert.strictEqual(pages.kind, "ResponseLimit")
+      assert.strictEqual(pages.reason._tag, "ResponseLimit")
       assert.match(pages.message, /after 5 pages/)
     }),
   )
@@ -149,7 +149,7 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
         pagedServer(() => ({ tools: Array.from({ length: 30 }, (_, i) => ({ name: `t${i}` })) })),
       )
       const tools = yield* Effect.flip(McpToolbox.http({ url }, { maxTools: 20 }))
-      assert.strictEqual(tools.kind, "ResponseLimit")
+      assert.strictEqual(tools.reason._tag, "ResponseLimit")
       assert.match(tools.message, /listing tools stopped at 30: more than the limit of 20/)
       assert.strictEqual(tools.reason._tag === "ResponseLimit" && tools.reason.limit, "maxTools")
     }),
@@ -164,7 +164,7 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
       )
       const error = yield* Effect.flip(McpToolbox.http({ url }))
       assert.strictEqual(error._tag, "SvirError")
-      assert.strictEqual(error.kind, "Server")
+      assert.strictEqual(error.reason._tag, "Server")
       assert.include(error.serverMessage, "the catalogue is on fire")
       assert.notInclude(error.message, "the catalogue is on fire")
     }),
@@ -326,11 +326,11 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
     Effect.gen(function* () {
       const { url } = yield* serveHttp(() => new McpServer({ name: "gone", version: "1.0.0" }))
       const closedPort = yield* Effect.flip(McpToolbox.http({ url: url.replace(/:\d+\//, ":1/") }))
-      assert.strictEqual(closedPort.kind, "Transport")
+      assert.strictEqual(closedPort.reason._tag, "Transport")
       const notUrl = yield* Effect.flip(McpToolbox.http({ url: "not a url" }))
-      assert.strictEqual(notUrl.kind, "Config")
+      assert.strictEqual(notUrl.reason._tag, "Config")
       const badPrefix = yield* Effect.flip(McpToolbox.http({ url }, { prefix: "my files" }))
-      assert.strictEqual(badPrefix.kind, "Config")
+      assert.strictEqual(badPrefix.reason._tag, "Config")
       const guarded = yield* Effect.acquireRelease(
         Effect.promise(async () => {
           const server = createServer((_, res) => res.writeHead(401).end("who are you?"))
@@ -341,7 +341,7 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
       )
       const port = (guarded.address() as AddressInfo).port
       const refused = yield* Effect.flip(McpToolbox.http({ url: `http://127.0.0.1:${port}/mcp` }))
-      assert.strictEqual(refused.kind, "Authentication")
+      assert.strictEqual(refused.reason._tag, "Authentication")
       assert.strictEqual(refused.status, 401)
     }),
   )

@@ -73,7 +73,7 @@ describe("McpToolbox roots", () => {
     Effect.gen(function* () {
       const before = childPids()
       const error = yield* everything({ roots: [{ uri: "/srv/notes" }] }).pipe(Effect.flip)
-      assert.strictEqual(error.kind, "Config")
+      assert.strictEqual(error.reason._tag, "Config")
       assert.strictEqual(error.message, 'the root "/srv/notes" is not a file:// URI')
       assert.deepStrictEqual(childPids(), before)
     }),

@@ -50,7 +50,7 @@ describe("McpToolbox.http keeps the configured headers out of errors, results an
     Effect.gen(function* () {
       const { url } = yield* serveHostileHttp({ leakList: true })
       const error = yield* Effect.flip(McpToolbox.http({ url, headers }))
-      assert.strictEqual(error.kind, "Server")
+      assert.strictEqual(error.reason._tag, "Server")
       assert.include(error.serverMessage, "no list for")
       assert.include(error.serverMessage, `authorization: ${Redaction.placeholder}`)
       assertErrorClean(error)

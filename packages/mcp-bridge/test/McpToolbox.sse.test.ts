@@ -35,7 +35,7 @@ describe("McpToolbox over the legacy SSE transport, with server-everything", () 
       const toolbox = yield* McpToolbox.http({ url: server.url })
       assert.strictEqual((yield* echo(toolbox, "c1")).content, "Echo: c1")
       const refused = yield* Effect.flip(McpToolbox.http({ url: server.url, sseFallback: false }))
-      assert.strictEqual(refused.kind, "Transport")
+      assert.strictEqual(refused.reason._tag, "Transport")
       assert.strictEqual(refused.status, 404)
       assert.match(
         refused.message,
@@ -56,7 +56,7 @@ describe("McpToolbox over the legacy SSE transport, with server-everything", () 
       )
       const { port } = nothing.address() as AddressInfo
       const error = yield* Effect.flip(McpToolbox.http({ url: `http://127.0.0.1:${port}/mcp` }))
-      assert.strictEqual(error.kind, "Transport")
+      assert.strictEqual(error.reason._tag, "Transport")
       assert.strictEqual(error.status, 404)
       assert.match(
         error.message,

@@ -249,7 +249,7 @@ describe("ToolName.validatePrefix", () => {
       assert.strictEqual(yield* ToolName.validatePrefix("files-2"), "files-2")
       for (const prefix of ["", "my files", "x".repeat(41), "fs.v2"]) {
         const error = yield* Effect.flip(ToolName.validatePrefix(prefix))
-        assert.strictEqual(error.kind, "Config")
+        assert.strictEqual(error.reason._tag, "Config")
       }
     }),
   )

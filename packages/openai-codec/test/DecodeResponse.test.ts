@@ -26,7 +26,7 @@ describe("decodeResponse", () => {
     Effect.gen(function* () {
       const body = response({ role: "assistant", content: "x".repeat(100) })
       const error = yield* OpenAiCodec.decodeResponse(body, { maxBytes: 50 }).pipe(Effect.flip)
-      assert.strictEqual(error.kind, "ResponseLimit")
+      assert.strictEqual(error.reason._tag, "ResponseLimit")
       assert.deepInclude(error.reason, { limit: "maxBytes", max: 50 })
       const done = yield* OpenAiCodec.decodeResponse(body, { maxBytes: body.length })
       assert.strictEqual(done.text.length, 100)

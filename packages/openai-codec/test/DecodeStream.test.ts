@@ -33,7 +33,7 @@ describe("decodeStream", () => {
         Effect.flip,
       )
       assert.deepStrictEqual(seen, ["TextDelta"])
-      assert.strictEqual(error.kind, "TruncatedStream")
+      assert.strictEqual(error.reason._tag, "TruncatedStream")
       assert.isTrue(error.isRetryable)
     }),
   )
@@ -44,7 +44,7 @@ describe("decodeStream", () => {
       const error = yield* Stream.runDrain(
         OpenAiCodec.decodeStream(body, { maxEventBytes: 50 }),
       ).pipe(Effect.flip)
-      assert.strictEqual(error.kind, "ResponseLimit")
+      assert.strictEqual(error.reason._tag, "ResponseLimit")
     }),
   )
 
@@ -67,7 +67,7 @@ describe("decodeStream", () => {
       const error = yield* OpenAiCodec.decodeResponse(
         '{"error":{"message":"quota exhausted","type":"insufficient_quota"}}',
       ).pipe(Effect.flip)
-      assert.strictEqual(error.kind, "Server")
+      assert.strictEqual(error.reason._tag, "Server")
       assert.strictEqual(error.serverMessage, "quota exhausted")
     }),
   )

@@ -18,7 +18,7 @@ const encode = (request: Request.Request, stream = false) => OpenAiCodec.encode(
 const kindOf = (request: Request.Request) =>
   encode(request).pipe(
     Effect.flip,
-    Effect.map((error) => error.kind),
+    Effect.map((error) => error.reason._tag),
   )
 
 const turn = (calls: ReadonlyArray<ToolCall.ToolCall>, text = "") =>
@@ -433,7 +433,7 @@ describe("encode", () => {
       const exact = request.pipe(Request.contextTokens(bytes + 16))
       assert.deepStrictEqual(yield* encode(exact, true), body)
       const over = yield* Effect.flip(encode(request.pipe(Request.contextTokens(bytes + 13)), true))
-      assert.strictEqual(over.kind, "ContextOverflow")
+      assert.strictEqual(over.reason._tag, "ContextOverflow")
       assert.include(over.message, "by 3")
       // Bytes, not characters: "é" is two.
       const accented = Request.make("m").pipe(Request.user("é"), Request.maxTokens(1))
@@ -450,7 +450,7 @@ describe("encode", () => {
     Effect.gen(function* () {
       const none = Request.make("m").pipe(Request.user("hi"), Request.maxTokens(0))
       const overflow = yield* Effect.flip(encode(none.pipe(Request.contextTokens(100_000))))
-      assert.strictEqual(overflow.kind, "ContextOverflow")
+      assert.strictEqual(overflow.reason._tag, "ContextOverflow")
       assert.include(overflow.message, "no room for the answer")
       assert.strictEqual(yield* kindOf(none), "Unsupported")
       // Another problem of the request is still reported as itself.

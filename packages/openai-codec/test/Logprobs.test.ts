@@ -133,7 +133,7 @@ describe("logprobs (D52)", () => {
       Effect.gen(function* () {
         const body = whole({ role: "assistant", content: "Hello!" }, logprobs)
         const error = yield* Effect.flip(OpenAiCodec.decodeResponse(body))
-        assert.strictEqual(error.kind, "Protocol")
+        assert.strictEqual(error.reason._tag, "Protocol")
         const stream = `${chunk({ content: "Hello!" }, logprobs)}${chunk({}, null, "stop")}data: [DONE]\n\n`
         assert.strictEqual(streamAt(stream, 3).error, "protocol")
         const lenient = yield* OpenAiCodec.decodeResponse(body, { mode: "lenient" })

@@ -78,7 +78,7 @@ describe("JSON nested 100,000 levels deep", () => {
     }
     for (const [, body] of bodies.slice(1, 5)) {
       const error = Effect.runSync(Effect.flip(OpenAiCodec.decodeResponse(body)))
-      assert.strictEqual(error.kind, "Protocol")
+      assert.strictEqual(error.reason._tag, "Protocol")
     }
   })
 
@@ -106,7 +106,7 @@ describe("encoding user-given JSON nested too deep", () => {
     Effect.gen(function* () {
       const request = Request.make("m").pipe(Request.user("Hi"), Request.tools([tool(deepValue())]))
       const error = yield* Effect.flip(OpenAiCodec.encode(request))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
     }),
   )
 
@@ -116,7 +116,7 @@ describe("encoding user-given JSON nested too deep", () => {
       schema.properties = { self: schema }
       const request = Request.make("m").pipe(Request.user("Hi"), Request.tools([tool(schema)]))
       const error = yield* Effect.flip(OpenAiCodec.encode(request))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
     }),
   )
 
@@ -127,7 +127,7 @@ describe("encoding user-given JSON nested too deep", () => {
         Request.responseFormat({ _tag: "JsonSchema", name: "deep", schema: deepValue() }),
       )
       const error = yield* Effect.flip(OpenAiCodec.encode(request))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
     }),
   )
 

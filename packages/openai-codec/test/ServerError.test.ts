@@ -57,7 +57,7 @@ describe("ServerError", () => {
       error: { code: 400, message: "try increasing it", type: "exceed_context_size_error" },
     }
     const error = streamError(body)
-    assert.strictEqual(error?.kind, "ContextOverflow")
+    assert.strictEqual(error?.reason._tag, "ContextOverflow")
     const reason = error?.reason
     assert.strictEqual(
       reason?._tag === "ContextOverflow" ? reason.code : undefined,
@@ -69,8 +69,8 @@ describe("ServerError", () => {
     it.effect(`tells an overflow in ${JSON.stringify(body)}, in a stream and in a response`, () =>
       Effect.gen(function* () {
         assert.isTrue(ServerError.isContextOverflow(ServerError.read(body)))
-        assert.strictEqual(streamError(body)?.kind, "ContextOverflow")
-        assert.strictEqual((yield* responseError(body)).kind, "ContextOverflow")
+        assert.strictEqual(streamError(body)?.reason._tag, "ContextOverflow")
+        assert.strictEqual((yield* responseError(body)).reason._tag, "ContextOverflow")
       }),
     )
   }
@@ -87,7 +87,10 @@ describe("ServerError", () => {
         ServerError.read({ error: { code: 400, type: "content_filter" } }),
       ),
     )
-    assert.strictEqual(streamError({ error: { code: "content_filter" } })?.kind, "ContentFilter")
+    assert.strictEqual(
+      streamError({ error: { code: "content_filter" } })?.reason._tag,
+      "ContentFilter",
+    )
   })
 
   it("does not take other errors for an overflow or a filter", () => {
@@ -100,7 +103,7 @@ describe("ServerError", () => {
       const reading = ServerError.read(body)
       assert.isFalse(ServerError.isContextOverflow(reading), JSON.stringify(body))
       assert.isFalse(ServerError.isContentFilter(reading), JSON.stringify(body))
-      assert.strictEqual(streamError(body)?.kind, "Server")
+      assert.strictEqual(streamError(body)?.reason._tag, "Server")
     }
   })
 })

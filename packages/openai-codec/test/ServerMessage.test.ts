@@ -52,7 +52,7 @@ describe("the server's own words", () => {
   for (const [where, sse, kind] of streams) {
     it(`from ${where} in a stream are in serverMessage, not in message`, () => {
       const error = errorOf(sse)
-      assert.strictEqual(error?.kind, kind)
+      assert.strictEqual(error?.reason._tag, kind)
       assert.notInclude(error!.message, "SECRET")
       assert.include(error!.serverMessage ?? "", "SECRET")
     })
@@ -61,7 +61,7 @@ describe("the server's own words", () => {
     it.effect(`from ${where} in a whole response are in serverMessage, not in message`, () =>
       Effect.gen(function* () {
         const error = yield* Effect.flip(OpenAiCodec.decodeResponse(body))
-        assert.strictEqual(error.kind, kind)
+        assert.strictEqual(error.reason._tag, kind)
         assert.notInclude(error.message, "SECRET")
         assert.include(error.serverMessage ?? "", "SECRET")
       }),

@@ -14,7 +14,7 @@ const refusal = (tools: ReadonlyArray<Tool.Tool>, options?: ToolSchema.Options):
   const exit = Effect.runSyncExit(ToolSchema.fit(tools, options))
   assert.isTrue(Exit.isFailure(exit), "expected the tools to be refused")
   const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-  return reason?._tag === "Fail" ? `${reason.error.kind}: ${reason.error.message}` : ""
+  return reason?._tag === "Fail" ? `${reason.error.reason._tag}: ${reason.error.message}` : ""
 }
 
 describe("ToolSchema.fit", () => {

@@ -35,7 +35,7 @@ const decodeAll = (usage: unknown, mode: Mode) => {
   outcomes.push(
     response._tag === "Success"
       ? { ...(response.success.usage && { usage: response.success.usage }) }
-      : { error: response.failure.kind.toLowerCase() },
+      : { error: response.failure.reason._tag.toLowerCase() },
   )
   for (const size of [1, 3, 0]) {
     const outcome = feed(OpenAiCodec.decoder({ mode }), inPieces(streamed(usage), size))

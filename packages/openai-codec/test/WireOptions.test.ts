@@ -228,7 +228,7 @@ describe("wire options", () => {
     Effect.runSync(
       Effect.gen(function* () {
         const error = yield* failure(request)
-        assert.strictEqual(error.kind, "Unsupported")
+        assert.strictEqual(error.reason._tag, "Unsupported")
         assert.strictEqual(error.message, Request.problem(request))
       }),
     ),
@@ -266,18 +266,18 @@ describe("extra fields (D50)", () => {
     Effect.gen(function* () {
       const clash = base.pipe(Request.temperature(0.2), Request.extra({ temperature: 0.9 }))
       const error = yield* failure(clash)
-      assert.strictEqual(error.kind, "Config")
+      assert.strictEqual(error.reason._tag, "Config")
       assert.include(error.message, "the extra field temperature is one the encoder writes")
       for (const framing of ["model", "messages", "stream", "stream_options"]) {
         const refused = yield* failure(Request.extra(base, { [framing]: 1 }))
-        assert.strictEqual(refused.kind, "Config", framing)
+        assert.strictEqual(refused.reason._tag, "Config", framing)
         const whole = yield* Effect.flip(
           OpenAiCodec.encode(Request.extra(base, { [framing]: 1 }), { stream: false }),
         )
-        assert.strictEqual(whole.kind, "Config", `${framing}, not streamed`)
+        assert.strictEqual(whole.reason._tag, "Config", `${framing}, not streamed`)
       }
       const offered = yield* failure(Request.extra(base, { tools: [] }))
-      assert.strictEqual(offered.kind, "Config")
+      assert.strictEqual(offered.reason._tag, "Config")
     }),
   )
 
@@ -300,17 +300,20 @@ describe("extra fields (D50)", () => {
     Effect.gen(function* () {
       for (const value of [10n, () => 1, undefined, Symbol("x")]) {
         const error = yield* failure(Request.extra(base, { odd: value }))
-        assert.strictEqual(error.kind, "Unsupported")
+        assert.strictEqual(error.reason._tag, "Unsupported")
         assert.strictEqual(error.message, "the extra field odd is not a JSON value")
       }
       let deep: unknown = 1
       for (let i = 0; i < 200; i++) deep = [deep]
       const error = yield* failure(Request.extra(base, { deep }))
-      assert.strictEqual(error.kind, "Unsupported")
+      assert.strictEqual(error.reason._tag, "Unsupported")
       assert.include(error.message, "an extra field nests deeper than 128 levels")
       const cycle: Record<string, unknown> = {}
       cycle.self = cycle
-      assert.strictEqual((yield* failure(Request.extra(base, { cycle }))).kind, "Unsupported")
+      assert.strictEqual(
+        (yield* failure(Request.extra(base, { cycle }))).reason._tag,
+        "Unsupported",
+      )
     }),
   )
 
@@ -319,7 +322,7 @@ describe("extra fields (D50)", () => {
       const fits = base.pipe(Request.contextTokens(1000), Request.maxTokens(10))
       yield* encode(fits)
       const error = yield* failure(fits.pipe(Request.extra({ padding: "x".repeat(2000) })))
-      assert.strictEqual(error.kind, "ContextOverflow")
+      assert.strictEqual(error.reason._tag, "ContextOverflow")
     }),
   )
 })

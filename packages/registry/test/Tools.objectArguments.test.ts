@@ -20,7 +20,7 @@ describe("Tools.add takes object arguments only", () => {
       Tools.add("shout", "Shout a word.", Schema.String, (word: string) => word.toUpperCase()),
     )
     const error = listingDefect(shout)
-    assert.strictEqual(error.kind, "Config")
+    assert.strictEqual(error.reason._tag, "Config")
     assert.strictEqual(
       error.message,
       'the tool shout cannot be registered: OpenAI\'s function parameters must be an object (type "object"), and the schema of its arguments is of type "string", not an object: describe the arguments with Schema.Struct or z.object, one field each',

@@ -719,7 +719,7 @@ describe("answering calls", () => {
           const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
           assert.isTrue(SvirError.isSvirError(defect), JSON.stringify(options))
           if (SvirError.isSvirError(defect)) {
-            assert.strictEqual(defect.kind, "Config")
+            assert.strictEqual(defect.reason._tag, "Config")
             assert.match(defect.message, new RegExp(`^${name} `))
           }
         }

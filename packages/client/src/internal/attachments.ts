@@ -78,7 +78,7 @@ const resolvePart = (
     const bytes = yield* Effect.tryPromise({
       try: () => read(part.path, maxBytes),
       catch: (cause) =>
-        SvirError.isSvirError(cause) && cause.kind === "Attachment"
+        SvirError.isSvirError(cause) && cause.reason._tag === "Attachment"
           ? cause
           : failure(part, `could not be read${codeOf(cause)}`, cause),
     })

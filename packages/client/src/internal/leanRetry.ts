@@ -5,7 +5,7 @@ import * as DebugLog from "./debugLog.js"
 
 /** How a strict server says it does not know a field: a refusal that explains nothing else. */
 const isRefusal = (error: SvirError.SvirError): boolean =>
-  error.kind === "Unsupported" && (error.status === 400 || error.status === 422)
+  error.reason._tag === "Unsupported" && (error.status === 400 || error.status === 422)
 
 /**
  * Writes a request's body: as the request sets it, or lean, without the fields the codec counts

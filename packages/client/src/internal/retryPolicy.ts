@@ -45,7 +45,7 @@ export const schedule = (
         redaction,
         input,
         (message) =>
-          `svir client: ${input.kind} (${message}); retry ${attempt} of ${policy.times} in ${Duration.toMillis(duration)} ms`,
+          `svir client: ${input.reason._tag} (${message}); retry ${attempt} of ${policy.times} in ${Duration.toMillis(duration)} ms`,
       ),
     ),
   )

@@ -158,7 +158,7 @@ const recordCompletion = (
 const spanName = (request: Request.Request) => `${GenAi.Operation.chat} ${request.model}`
 
 const recordError = (span: Tracer.Span, error: SvirError.SvirError): void => {
-  span.attribute(GenAi.Attribute.errorType, error.kind)
+  span.attribute(GenAi.Attribute.errorType, error.reason._tag)
 }
 
 /**

@@ -42,7 +42,9 @@ const serve = (behaviour: Behaviour): Hostile.Behaviour => {
 const outcome = (exit: Exit.Exit<ReadonlyArray<Event.Event>, unknown>): string => {
   if (Exit.isSuccess(exit)) return exit.value.at(-1)?._tag ?? "nothing"
   const error = Exit.findErrorOption(exit)
-  return error._tag === "Some" && SvirError.isSvirError(error.value) ? error.value.kind : "untyped"
+  return error._tag === "Some" && SvirError.isSvirError(error.value)
+    ? error.value.reason._tag
+    : "untyped"
 }
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length

@@ -56,7 +56,7 @@ describe("a stream stopped after the headers and before its body is read", () =>
         timeouts: { total: "200 millis" },
       }).pipe(Effect.provideService(HttpClient.HttpClient, paused.http))
       const error = yield* failure(Stream.runDrain(client.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.deepInclude(error.reason, { limit: "total" })
       yield* allClosed(server)
     }),
@@ -74,7 +74,7 @@ describe("a stream whose server sends the headers and then nothing", () => {
         timeouts: { total: "200 millis", firstToken: "1 day" },
       }).pipe(Effect.provide(FetchHttpClient.layer))
       const error = yield* failure(Stream.runDrain(client.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.deepInclude(error.reason, { limit: "total" })
       yield* allClosed(server)
     }),

@@ -75,7 +75,7 @@ describe("a connection cut mid-stream", () => {
               .stream(hello)
               .pipe(Stream.runForEach((event) => Effect.sync(() => seen.push(tagOf(event))))),
           )
-          assert.strictEqual(error.kind, "TruncatedStream", `cut at byte ${cut}`)
+          assert.strictEqual(error.reason._tag, "TruncatedStream", `cut at byte ${cut}`)
           assert.notInclude(seen, "Completed", `cut at byte ${cut}`)
           // A reset may drop bytes the client had not read yet; a close delivers them all.
           if (how === "close") assert.deepStrictEqual(seen, eventsBefore(cut), `cut at ${cut}`)
@@ -94,7 +94,7 @@ describe("a connection cut mid-stream", () => {
       )
       const client = yield* clientOf(server)
       const error = yield* failure(client.complete(hello))
-      assert.strictEqual(error.kind, "Transport")
+      assert.strictEqual(error.reason._tag, "Transport")
       yield* allClosed(server)
     }),
   )

@@ -16,7 +16,7 @@ describe("a server that accepts and never answers", () => {
       const server = yield* Hostile.start(() => Hostile.silent)
       const client = yield* clientOf(server, { timeouts: { connect: "300 millis" } })
       const error = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "connect timeout")
       assert.deepInclude(error.reason, { limit: "connect", limitMillis: 300 })
       yield* allClosed(server)
@@ -28,7 +28,7 @@ describe("a server that accepts and never answers", () => {
       const server = yield* Hostile.start(() => Hostile.silent)
       const client = yield* clientOf(server, { timeouts: { firstToken: "300 millis" } })
       const error = yield* failure(client.complete(hello))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "first token timeout")
       assert.deepInclude(error.reason, { limit: "firstToken", limitMillis: 300 })
       yield* allClosed(server)
@@ -40,7 +40,7 @@ describe("a server that accepts and never answers", () => {
       const server = yield* Hostile.start(() => Hostile.silent)
       const client = yield* clientOf(server, { timeouts: { connect: "300 millis" } })
       const error = yield* failure(client.listModels())
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       yield* allClosed(server)
     }),
   )
@@ -52,7 +52,7 @@ describe("a server that accepts and never answers", () => {
         timeouts: { connect: "1 day", total: "300 millis" },
       })
       const error = yield* failure(client.listModels())
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.deepInclude(error.reason, { limit: "total", limitMillis: 300 })
       yield* allClosed(server)
     }),
@@ -66,7 +66,7 @@ describe("a server that accepts and never answers", () => {
         retry: { times: 2, baseDelay: "1 millis", maxDelay: "1 millis" },
       })
       const error = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.strictEqual(server.requests, 3)
       yield* allClosed(server)
     }),
@@ -79,7 +79,7 @@ describe("a server that drips one byte at a time", () => {
       const server = yield* Hostile.start(() => Hostile.drip(200, sse, "a", 50, "data: "))
       const client = yield* clientOf(server, { timeouts: { firstToken: "300 millis" } })
       const error = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "first token timeout")
       assert.isAbove(server.bytesWritten, 0, "the server was dripping")
       yield* allClosed(server)
@@ -96,7 +96,7 @@ describe("a server that drips one byte at a time", () => {
           .stream(hello)
           .pipe(Stream.runForEach((event) => Effect.sync(() => seen.push(event._tag)))),
       )
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "idle timeout")
       assert.deepInclude(error.reason, { limit: "idle", limitMillis: 300 })
       assert.deepStrictEqual(seen, ["TextDelta"])
@@ -120,7 +120,7 @@ describe("a server that drips one byte at a time", () => {
           ),
         ),
       )
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "total timeout")
       assert.deepInclude(error.reason, { limit: "total", limitMillis: 500 })
       assert.isAbove(deltas, 1)
@@ -133,11 +133,11 @@ describe("a server that drips one byte at a time", () => {
       const server = yield* Hostile.start(() => Hostile.drip(200, json, '{"id":"x"', 50))
       const client = yield* clientOf(server, { timeouts: { firstToken: "300 millis" } })
       const error = yield* failure(client.complete(hello))
-      assert.strictEqual(error.kind, "Timeout")
+      assert.strictEqual(error.reason._tag, "Timeout")
       assert.include(error.message, "first token timeout")
       const totalOnly = yield* clientOf(server, { timeouts: { total: "300 millis" } })
       const total = yield* failure(totalOnly.complete(hello))
-      assert.strictEqual(total.kind, "Timeout")
+      assert.strictEqual(total.reason._tag, "Timeout")
       assert.include(total.message, "total timeout")
       yield* allClosed(server)
     }),
@@ -153,10 +153,10 @@ describe("a server that drips one byte at a time", () => {
         timeouts: { connect: "2 seconds", firstToken: "2 seconds" },
       })
       const whole = yield* failure(client.complete(hello))
-      assert.strictEqual(whole.kind, "Transport")
+      assert.strictEqual(whole.reason._tag, "Transport")
       assert.strictEqual(whole.status, 503)
       const streamed = yield* failure(Stream.runCollect(client.stream(hello)))
-      assert.strictEqual(streamed.kind, "Transport")
+      assert.strictEqual(streamed.reason._tag, "Transport")
       assert.strictEqual(streamed.status, 503)
       yield* allClosed(server)
     }),

@@ -56,7 +56,7 @@ describe("the client's defaults", () => {
     Effect.gen(function* () {
       const { server, client } = yield* setup([Answer.text("unused")], { contextTokens: 16 })
       const error = yield* Effect.flip(client.complete(hello.pipe(Request.maxTokens(8))))
-      assert.strictEqual(error.kind, "ContextOverflow")
+      assert.strictEqual(error.reason._tag, "ContextOverflow")
       assert.strictEqual(server.requests.length, 0)
       // A request's own size wins over the client's.
       const roomy = hello.pipe(Request.maxTokens(8), Request.contextTokens(100_000))
@@ -82,7 +82,7 @@ describe("the client's defaults", () => {
       const missing = Request.make("m").pipe(Request.user([Message.textFileAt("gone.md")]))
       const error = yield* Effect.flip(client.complete(missing))
       assert.isTrue(SvirError.isSvirError(error))
-      assert.strictEqual(error.kind, "Attachment")
+      assert.strictEqual(error.reason._tag, "Attachment")
       assert.strictEqual(server.requests.length, 1)
     }),
   )
@@ -95,7 +95,7 @@ describe("the client's defaults", () => {
             Effect.provide(FetchHttpClient.layer),
           ),
         )
-        assert.strictEqual(error.kind, "Config")
+        assert.strictEqual(error.reason._tag, "Config")
       }
     }),
   )

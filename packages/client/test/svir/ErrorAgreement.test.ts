@@ -29,7 +29,7 @@ const bodies: ReadonlyArray<readonly [string, SvirError.Kind]> = [
 const inStream = (body: string): SvirError.Kind | undefined => {
   const decoder = OpenAiCodec.make().decoder()
   const step = decoder.push(new TextEncoder().encode(`data: ${body}\n\n`))
-  return (step.error ?? decoder.finish().error)?.kind
+  return (step.error ?? decoder.finish().error)?.reason._tag
 }
 
 describe("an error body over HTTP and inside a stream", () => {

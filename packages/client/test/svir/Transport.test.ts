@@ -309,7 +309,7 @@ const compareOutcome = (expected: Expect, got: Outcome, where: string): void => 
     assert.strictEqual(got.kind, "error", `${where}: ${describeOutcome(got)}`)
     const error = got.error
     assert.isDefined(error, `${where}: the stream ended with no error and no completion`)
-    assert.strictEqual(kindName(error!.kind), expected.error, `${where}: ${error!.message}`)
+    assert.strictEqual(kindName(error!.reason._tag), expected.error, `${where}: ${error!.message}`)
     if (expected.retryable !== undefined) {
       assert.strictEqual(error!.isRetryable, expected.retryable, `${where}: retryable`)
     }
@@ -349,7 +349,7 @@ const compareOutcome = (expected: Expect, got: Outcome, where: string): void => 
 const describeOutcome = (got: Outcome): string =>
   got.error === undefined
     ? got.kind
-    : `${got.kind} ${got.error.kind} (${got.error.message}; ${got.error.serverMessage ?? ""})`
+    : `${got.kind} ${got.error.reason._tag} (${got.error.message}; ${got.error.serverMessage ?? ""})`
 
 const compareRequests = (
   expected: ReadonlyArray<ExpectedRequest>,
@@ -484,7 +484,7 @@ describe("svir transport cases", () => {
             assert.strictEqual(got, testCase.expect_config, url)
             if (Exit.isFailure(made)) {
               const error = failureOf(made)
-              assert.strictEqual(error.kind, "Config", url)
+              assert.strictEqual(error.reason._tag, "Config", url)
               checkSecrets(testCase.config, [error], url)
             }
           }

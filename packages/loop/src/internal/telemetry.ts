@@ -38,7 +38,7 @@ export const invokeAgent = <A extends Ran, E, R>(
             Effect.sync(() =>
               span.attribute(
                 Attribute.errorType,
-                SvirError.isSvirError(error) ? error.kind : "_OTHER",
+                SvirError.isSvirError(error) ? error.reason._tag : "_OTHER",
               ),
             ),
           ),

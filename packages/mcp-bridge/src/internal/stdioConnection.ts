@@ -67,7 +67,7 @@ export const connectStdio = (settings: StdioSettings): Connector =>
         const command = settings.parameters.command
         const failure = toSvirError(`starting the MCP server ${command}`, error)
         return redaction.error(
-          SvirError.make(failure.kind, `${failure.message}${lastWords()}`, { cause: error }),
+          SvirError.make(failure.reason._tag, `${failure.message}${lastWords()}`, { cause: error }),
         )
       },
     })

@@ -65,7 +65,7 @@ export const feed = (decoder: Codec.StreamDecoder, chunks: Iterable<Uint8Array>)
   let error: string | undefined
   const take = (step: Codec.DecodeStep) => {
     events.push(...step.events)
-    if (step.error !== undefined) error = snake(step.error.kind)
+    if (step.error !== undefined) error = snake(step.error.reason._tag)
   }
   for (const chunk of chunks) {
     if (decoder.done()) break
