@@ -1,4 +1,14 @@
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { defineConfig } from "vitest/config"
+
+// The libraries the tests compare against are linked by `npm install` (DECISIONS.md 10), and
+// `npm install <name>` unlinks them: say so, rather than fail on an import of "openai".
+if (!existsSync(join(import.meta.dirname, "node_modules", "openai"))) {
+  throw new Error(
+    "the peers are not linked into node_modules: run `npm run peers` (DECISIONS.md 10)",
+  )
+}
 
 /**
  * Tests import sibling packages from their sources through the `@svir/source` condition. Each
