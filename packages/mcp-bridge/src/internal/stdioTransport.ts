@@ -4,6 +4,7 @@ import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { MessageReader, type Piece, tooLargeAnswer } from "./bounded.js"
+import { makeTurnWriter } from "./turnWriter.js"
 
 /** What the transport starts, and its bounds. */
 export interface StdioParameters {
@@ -31,6 +32,7 @@ export class GroupStdioTransport implements Transport {
 
   private child: ChildProcessWithoutNullStreams | undefined
   private readonly lines: MessageReader
+  private write: ((text: string) => boolean) | undefined
 
   constructor(private readonly parameters: StdioParameters) {
     this.lines = new MessageReader(parameters.maxMessageBytes, "line")
@@ -52,6 +54,7 @@ export class GroupStdioTransport implements Transport {
         detached: true,
       })
       this.child = child
+      this.write = makeTurnWriter(child.stdin)
       child.on("error", (error) => {
         reject(error)
         this.onerror?.(error)
@@ -84,10 +87,14 @@ export class GroupStdioTransport implements Transport {
     }
   }
 
+  /** Writes the message; those sent in one turn of the event loop go out together (D32). */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin
-    if (stdin === undefined || !stdin.writable) return Promise.reject(new Error("Not connected"))
-    if (stdin.write(serializeMessage(message))) return Promise.resolve()
+    const write = this.write
+    if (stdin === undefined || write === undefined || !stdin.writable) {
+      return Promise.reject(new Error("Not connected"))
+    }
+    if (write(serializeMessage(message))) return Promise.resolve()
     return new Promise((resolve) => stdin.once("drain", resolve))
   }
 
