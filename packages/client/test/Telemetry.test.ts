@@ -5,8 +5,8 @@ import { GenAi, Request } from "@svir/core"
 import { Answer } from "@svir/testing"
 import { Effect, Stream } from "effect"
 import { HttpClient } from "effect/http"
+import { otel } from "../../../test/otel.js"
 import { apiKey, failure, serverAndClient } from "./helpers.js"
-import { otel } from "./otel.js"
 
 const hello = Request.make("qwen3").pipe(
   Request.user("Where is order 42?"),

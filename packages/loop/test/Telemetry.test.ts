@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Loop } from "@svir/loop"
 import { Answer } from "@svir/testing"
 import { Effect, Stream } from "effect"
+import { otel } from "../../../test/otel.js"
 import { serverAndClient, tools } from "./helpers.js"
-import { otel } from "./otel.js"
 
 const script = () => [
   Answer.reply(

@@ -4,8 +4,8 @@ import { SpanKind } from "@opentelemetry/api"
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
 import { GenAi, ToolCall } from "@svir/core"
 import { Effect } from "effect"
+import { otel } from "../../../test/otel.js"
 import { McpToolbox } from "../src/index.js"
-import { otel } from "./otel.js"
 import { assertNoChildLeft, referenceServer, serveHttp } from "./servers.js"
 
 const byName = (spans: ReadonlyArray<ReadableSpan>, name: string) =>

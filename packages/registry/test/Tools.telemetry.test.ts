@@ -3,7 +3,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
 import { GenAi, Toolbox, ToolCall } from "@svir/core"
 import { Tools } from "@svir/registry"
 import { Data, Effect, Schema } from "effect"
-import { otel } from "./otel.js"
+import { otel } from "../../../test/otel.js"
 
 class NoOrder extends Data.TaggedError("NoOrder")<{ readonly message: string }> {}
 

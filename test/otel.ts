@@ -1,3 +1,8 @@
+/**
+ * For the telemetry tests of every package: the real OpenTelemetry SDK behind Effect's tracer
+ * (`@effect/opentelemetry`), keeping every ended span in memory. The peers it imports are linked
+ * from `peers/` (DECISIONS.md 10).
+ */
 import * as OtelTracer from "@effect/opentelemetry/OtelTracer"
 import * as Resource from "@effect/opentelemetry/Resource"
 import {
@@ -7,7 +12,7 @@ import {
 } from "@opentelemetry/sdk-trace-base"
 import { Layer } from "effect"
 
-/** The real OpenTelemetry SDK behind Effect's tracer, keeping every ended span in memory. */
+/** A new in-memory exporter, and the layer that sends Effect's spans to it. */
 export const otel = () => {
   const exporter = new InMemorySpanExporter()
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
