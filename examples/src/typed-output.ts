@@ -45,26 +45,21 @@ export const ask = (client: Client.Service, model: string) =>
 
 /**
  * Streams the answer, calls `show` with the object so far each time it grows, and gives the
- * city once the answer is whole.
+ * city once the answer is whole. The reader reads each piece once, and the object it gives grows
+ * in place: show it then, and copy what must stay as it was.
  */
 export const streamed = (client: Client.Service, model: string, show: (soFar: unknown) => void) =>
   Effect.gen(function* () {
     const city = yield* StructuredOutput.make("city", City)
-    let text = ""
-    let shown = ""
+    const reader = PartialJson.reader()
     let completion: Completion.Completion | undefined
     yield* client.stream(question(city, model)).pipe(
       Stream.runForEach((event: Event.Event) =>
         Effect.sync(() => {
           if (event._tag === "Completed") completion = event.completion
           if (event._tag !== "TextDelta") return
-          text += event.text
-          const soFar = PartialJson.parse(text)
-          const seen = JSON.stringify(soFar)
-          if (soFar !== undefined && seen !== shown) {
-            shown = seen
-            show(soFar)
-          }
+          const soFar = reader.push(event.text)
+          if (soFar !== undefined && reader.changed) show(soFar)
         }),
       ),
     )

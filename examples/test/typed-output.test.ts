@@ -109,7 +109,9 @@ describe("typed structured output against the scripted server", () => {
     Effect.gen(function* () {
       const { client } = yield* withServer([Answer.text(TypedOutput.kyoto)])
       const shown: Array<unknown> = []
-      const city = yield* TypedOutput.streamed(client, "scripted", (soFar) => shown.push(soFar))
+      const city = yield* TypedOutput.streamed(client, "scripted", (soFar) =>
+        shown.push(structuredClone(soFar)),
+      )
       assert.strictEqual(city.districts[1]?.name, "Arashiyama")
       assert.isAbove(shown.length, 5)
       assert.deepStrictEqual(shown.at(-1), JSON.parse(TypedOutput.kyoto))

@@ -1,6 +1,7 @@
 /**
  * The `svir-conformance` command:
- * `svir-conformance [--codec openai|./module.js] [--mode strict|lenient] PATH...` prints one line
+ * `svir-conformance [--codec openai|./module.js] [--mode strict|lenient] [--allow-outside] PATH...`
+ * prints one line
  * per failed check (and per check not run) and a last line `N passed, M failed` (with
  * `, K not run` when one was not run).
  *
@@ -23,7 +24,7 @@ import * as Runner from "./Runner.js"
  * @since 0.1.0
  * @category constants
  */
-export const usage = `usage: svir-conformance [--codec openai|./module.js] [--mode strict|lenient] PATH...
+export const usage = `usage: svir-conformance [--codec openai|./module.js] [--mode strict|lenient] [--allow-outside] PATH...
 
 Runs the conformance cases in each PATH (a .json case file or a folder of them) against a codec:
 every streamed decoder case at strides of 1, 3 and 8192 bytes and whole (and its own chunks),
@@ -32,6 +33,9 @@ every encoder case once. An encoder case whose attachment is a file on disk is n
   --codec openai       @svir/openai-codec (the default; install it next to this kit)
   --codec ./codec.js   a module of yours that exports make(options) returning a Codec
   --mode M             run only the expectations in mode M (both by default)
+  --allow-outside      read recordings outside the PATH they belong to (by default a case's
+                       recording must be a regular file inside its PATH, or the folder of a
+                       PATH that is a file, symbolic links resolved)
 
 Exit status: 0 when every check passed, 1 when one failed, 2 for a usage error, a codec that
 cannot be loaded, or a missing or malformed case file.`
@@ -66,6 +70,12 @@ export interface Command {
   readonly modes: ReadonlyArray<Case.Mode> | undefined
   readonly paths: ReadonlyArray<string>
   readonly help: boolean
+  /**
+   * `--allow-outside`: recordings may be read from anywhere. Set only when given.
+   *
+   * @since 0.2.0
+   */
+  readonly allowOutside?: boolean | undefined
 }
 
 const isMode = (mode: string): mode is Case.Mode => mode === "strict" || mode === "lenient"
@@ -102,6 +112,7 @@ export const parse = (args: ReadonlyArray<string>): Effect.Effect<Command, Usage
       modes: mode === undefined ? undefined : [mode],
       paths: positionals,
       help,
+      ...(values["allow-outside"] === true ? { allowOutside: true } : {}),
     })
   })
 
@@ -114,6 +125,7 @@ const parseCommandLine = (args: ReadonlyArray<string>) =>
       codec: { type: "string" },
       mode: { type: "string" },
       help: { type: "boolean", short: "h" },
+      "allow-outside": { type: "boolean" },
     },
   })
 
@@ -207,7 +219,10 @@ export const main = (args: ReadonlyArray<string>): Effect.Effect<number> =>
       return 0
     }
     const makeCodec = yield* loadCodec(command.codec)
-    const report = yield* CaseFiles.run(makeCodec, command.paths, { modes: command.modes })
+    const report = yield* CaseFiles.run(makeCodec, command.paths, {
+      modes: command.modes,
+      allowOutside: command.allowOutside,
+    })
     if (report.results.length === 0) {
       yield* Console.error(`no case has an expectation in ${command.modes?.join(", ")} mode`)
       return 2

@@ -14,7 +14,8 @@ import * as Runner from "./Runner.js"
 /**
  * Registers a `describe` block named `name` holding one test per check of every case. The cases
  * are read when the test file is collected; a missing or malformed case file becomes a failing
- * test that names the file and what is wrong. A check that is not run (an encoder case whose
+ * test that names the file and what is wrong. `options` are the runner's and where recordings
+ * may be read from (`CaseFiles.ReadOptions`). A check that is not run (an encoder case whose
  * attachment is a file on disk, without `options.attachments`) is a skipped test that says why.
  *
  * @example
@@ -33,10 +34,10 @@ export const describeCases = (
   name: string,
   makeCodec: Runner.MakeCodec,
   sources: ReadonlyArray<CaseFiles.Source>,
-  options: Runner.RunOptions = {},
+  options: Runner.RunOptions & CaseFiles.ReadOptions = {},
 ): void => {
   describe(name, () => {
-    const loaded = Effect.runSync(Effect.result(CaseFiles.load(sources)))
+    const loaded = Effect.runSync(Effect.result(CaseFiles.load(sources, options)))
     if (Result.isFailure(loaded)) {
       const error = loaded.failure
       it(`malformed case file ${error.source}`, () => {

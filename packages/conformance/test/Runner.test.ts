@@ -412,14 +412,18 @@ describe("Runner.run: recordings, line endings and strides", () => {
   it.effect("reports a recording that does not hold the text a case changes or cuts at", () =>
     Effect.gen(function* () {
       const replace = yield* Effect.flip(
-        CaseFiles.run(ToyCodec.make, [casesDir("malformed/recording-replace-missing.json")]),
+        CaseFiles.run(ToyCodec.make, [casesDir("malformed/recording-replace-missing.json")], {
+          root: casesDir(""),
+        }),
       )
       assert.strictEqual(
         replace.message,
         'replace-missing: replace: "Goodbye" does not occur in ../pass/recordings/toy.lines',
       )
       const cut = yield* Effect.flip(
-        CaseFiles.run(ToyCodec.make, [casesDir("malformed/recording-cut-missing.json")]),
+        CaseFiles.run(ToyCodec.make, [casesDir("malformed/recording-cut-missing.json")], {
+          root: casesDir(""),
+        }),
       )
       assert.strictEqual(
         cut.message,

@@ -12,7 +12,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Tracer from "effect/Tracer"
-import type * as ToolCall from "./ToolCall.js"
+import * as ToolCall from "./ToolCall.js"
 import type * as ToolResult from "./ToolResult.js"
 
 /**
@@ -121,15 +121,33 @@ export const isTracing: Effect.Effect<boolean> = Effect.withFiber((fiber) =>
   Effect.succeed(fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer),
 )
 
+/**
+ * A tool's name as a span carries it, in the span's name and in `gen_ai.tool.name` alike: cut as
+ * `ToolCall.shownName` cuts a name the model wrote, so a call to a name of a megabyte makes no
+ * span of a megabyte. The bridge's `tools/call {name}` span cuts the server's name with it too.
+ *
+ * @example
+ * ```ts
+ * import { GenAi } from "@svir/core"
+ *
+ * GenAi.spanToolName("lookup") // "lookup"
+ * GenAi.spanToolName("x".repeat(20_007)).length // 65
+ * ```
+ *
+ * @since 0.2.0
+ * @category tracing
+ */
+export const spanToolName = (name: string): string => ToolCall.shownName(name)
+
 /** A failed result, as the failure that ends its span with an error status; it carries no text. */
 const failedResult = { name: "ToolError", message: toolError } as const
 
 /**
- * Runs a toolbox's answer to `call` in an `execute_tool {name}` span with the call's name, id and
- * type. A failed result (`isError`) sets `error.type` to {@link toolError} and ends the span with
- * an error status, whose message is only that type; the answer itself is unchanged. The
- * arguments and the result are recorded only with {@link RecordContent}. With no tracer that
- * exports, the answer runs as it is.
+ * Runs a toolbox's answer to `call` in an `execute_tool {name}` span with the call's name (cut by
+ * {@link spanToolName}), id and type. A failed result (`isError`) sets `error.type` to
+ * {@link toolError} and ends the span with an error status, whose message is only that type; the
+ * answer itself is unchanged. The arguments and the result are recorded only with
+ * {@link RecordContent}. With no tracer that exports, the answer runs as it is.
  *
  * @example
  * ```ts
@@ -154,14 +172,15 @@ export const executeTool = <R>(
   Effect.withFiber((fiber) => {
     if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return answer
     const content = fiber.getRef(RecordContent)
+    const name = spanToolName(call.name)
     let failed: ToolResult.ToolResult | undefined
     return Effect.useSpan<ToolResult.ToolResult, typeof failedResult, R>(
-      `${Operation.executeTool} ${call.name}`,
+      `${Operation.executeTool} ${name}`,
       {
         kind: "internal",
         attributes: {
           [Attribute.operationName]: Operation.executeTool,
-          [Attribute.toolName]: call.name,
+          [Attribute.toolName]: name,
           [Attribute.toolCallId]: call.id,
           [Attribute.toolType]: "function",
           ...(content ? { [Attribute.toolCallArguments]: call.arguments } : {}),

@@ -380,7 +380,9 @@ const inlineInto = (root: Tool.JsonSchema, report: Report): unknown => {
       return node
     }
     report.change(path, `inlined $ref ${JSON.stringify(ref)}`)
-    return overTarget(walk(target, path, depth, [...sources, pointer]), siblings)
+    // A followed `$ref` counts as a level: a chain of them would otherwise recurse once a link,
+    // past the stack, with `sources` growing as it goes (D22).
+    return overTarget(walk(target, path, depth + 1, [...sources, pointer]), siblings)
   }
   return walk(root, "", 0, [""])
 }
@@ -428,27 +430,81 @@ const isObjectNode = (node: { readonly [key: string]: unknown }): boolean =>
 const hasShape = (node: { readonly [key: string]: unknown }): boolean =>
   "type" in node || "enum" in node || "const" in node || "anyOf" in node || "$ref" in node
 
+/** Whether a schema that is not a `$ref` takes `null` itself, before its `anyOf` branches. */
+const takesNullItself = (node: { readonly [key: string]: unknown }): boolean =>
+  !hasShape(node) ||
+  typeIncludes(node, "null") ||
+  (Array.isArray(node.enum) && node.enum.includes(null)) ||
+  ("const" in node && node.const === null)
+
 /**
- * Whether a schema takes `null`, following `$ref`s to this schema's definitions. A `$ref` that
- * cannot be followed, or that comes back to one already followed, counts as not taking it.
+ * Whether a schema of `root` takes `null`, following `$ref`s to its definitions: a schema takes
+ * it when one it reaches through `$ref`s and `anyOf` branches does. A `$ref` that cannot be
+ * followed, or that comes back to one already followed, counts as not taking it. What each
+ * definition takes is found once for the document, without recursion: asked for every property
+ * of an object, a chain of definitions is walked once, not once a property (D22).
  */
-const allowsNull = (
-  node: unknown,
-  root: unknown,
-  seen: ReadonlySet<string> = new Set(),
-): boolean => {
-  if (node === true) return true
-  if (!Json.isObject(node)) return false
-  if (typeof node.$ref === "string") {
-    const pointer = localPointer(node.$ref)
-    if (pointer === undefined || seen.has(pointer)) return false
-    return allowsNull(resolve(root, pointer), root, new Set([...seen, pointer]))
+const nullTaker = (root: unknown): ((node: unknown) => boolean) => {
+  const known = new Map<string, boolean>()
+  /** Whether a schema takes null without following a `$ref`; the pointers of those it meets. */
+  const scan = (node: unknown, refs: Array<string>): boolean => {
+    const pending = [node]
+    while (pending.length > 0) {
+      const at = pending.pop()
+      if (at === true) return true
+      if (!Json.isObject(at)) continue
+      if (typeof at.$ref === "string") {
+        const pointer = localPointer(at.$ref)
+        if (pointer !== undefined) refs.push(pointer)
+      } else if (takesNullItself(at)) {
+        return true
+      } else if (Array.isArray(at.anyOf)) {
+        for (const branch of at.anyOf) pending.push(branch)
+      }
+    }
+    return false
   }
-  if (!hasShape(node)) return true
-  if (typeIncludes(node, "null")) return true
-  if (Array.isArray(node.enum) && node.enum.includes(null)) return true
-  if ("const" in node && node.const === null) return true
-  return Array.isArray(node.anyOf) && node.anyOf.some((branch) => allowsNull(branch, root, seen))
+  /** Settles every definition reachable from `pointers`: the graph of `$ref`s, then null back. */
+  const settle = (pointers: ReadonlyArray<string>): void => {
+    const fresh = new Set(pointers.filter((pointer) => !known.has(pointer)))
+    const pending = [...fresh]
+    const users = new Map<string, Array<string>>()
+    const taking: Array<string> = []
+    while (pending.length > 0) {
+      const pointer = pending.pop()!
+      const refs: Array<string> = []
+      if (scan(resolve(root, pointer), refs)) {
+        taking.push(pointer)
+        continue
+      }
+      for (const ref of refs) {
+        if (known.get(ref) === true) taking.push(pointer)
+        if (known.has(ref)) continue
+        const using = users.get(ref)
+        if (using === undefined) users.set(ref, [pointer])
+        else using.push(pointer)
+        if (!fresh.has(ref)) {
+          fresh.add(ref)
+          pending.push(ref)
+        }
+      }
+    }
+    const takes = new Set(taking)
+    while (taking.length > 0) {
+      for (const user of users.get(taking.pop()!) ?? []) {
+        if (takes.has(user)) continue
+        takes.add(user)
+        taking.push(user)
+      }
+    }
+    for (const pointer of fresh) known.set(pointer, takes.has(pointer))
+  }
+  return (node) => {
+    const refs: Array<string> = []
+    if (scan(node, refs)) return true
+    settle(refs)
+    return refs.some((pointer) => known.get(pointer) === true)
+  }
 }
 
 const scalarTypes = new Set(["string", "number", "integer", "boolean"])
@@ -538,6 +594,7 @@ const strictInto = (input: Tool.JsonSchema, report: Report): unknown => {
     root = { ...root, properties: {} }
     report.change("", "the root object has no properties: sent as an object with none")
   }
+  const takesNull = nullTaker(root)
   const walk = (node: unknown, path: string, keyword?: string): unknown => {
     // `additionalProperties: false` closes its object; it is not a schema of its own.
     if (node === false && keyword === "additionalProperties") return node
@@ -662,7 +719,7 @@ const strictInto = (input: Tool.JsonSchema, report: Report): unknown => {
     for (const [name, child] of Object.entries(out.properties)) {
       if (required.has(name) || !Json.isObject(child)) {
         properties[name] = child
-      } else if (allowsNull(child, root)) {
+      } else if (takesNull(child)) {
         properties[name] = child
         report.change(
           below(path, "properties", name),
@@ -790,8 +847,10 @@ export const strictProblems = (schema: Tool.JsonSchema): ReadonlyArray<Change> =
         report.problem(path, "an object with no properties")
       } else {
         const names = Object.keys(node.properties)
-        const required = Array.isArray(node.required) ? node.required : []
-        if (required.length !== names.length || !names.every((name) => required.includes(name))) {
+        const required: ReadonlyArray<unknown> = Array.isArray(node.required) ? node.required : []
+        // A set, as an object can have many properties (D22).
+        const listed = new Set(required)
+        if (required.length !== names.length || !names.every((name) => listed.has(name))) {
           report.problem(path, "an object whose required does not list every property")
         }
       }

@@ -40,7 +40,9 @@ export type FilePart = Parts.FilePart
  * A file on disk, recorded by its path: a text file sent inside the message, or an image. Making
  * it does no I/O, and no codec reads it (codecs are pure): a transport that can read files turns it
  * into a {@link FilePart} or an {@link ImagePart} before encoding (`@svir/client` does), and a
- * codec given one that was not read fails with Unsupported, naming the path.
+ * codec given one that was not read fails with Unsupported, naming the path. The path must name a
+ * regular file, or a symbolic link to one: `@svir/client` refuses a FIFO, a socket, a device or a
+ * folder with an Attachment error, without opening it.
  *
  * - `name`: the name the model sees for a text file (default: the last segment of the path).
  * - `mediaType`: for an image, its type (default: from the extension: png, jpg or jpeg, gif, webp);

@@ -14,6 +14,7 @@ import {
   ToolCall,
   ToolResult,
 } from "@svir/core"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
@@ -92,9 +93,14 @@ export type Repair<R> = (broken: Broken) => Effect.Effect<ToolCall.ToolCall | un
  * `request` (with the tools offered and the user's message). Optional: `maxSteps` (default
  * {@link Stop.defaultMaxSteps}, always in force), `stopWhen` (conditions checked after each step
  * that made calls; any one stops the loop), `concurrency` of the calls of one step (one at a
- * time by default; results keep the calls' order), `repair`, and `abort`: when that Effect
- * completes, the loop stops where it is and says where. Each function may need services of its
- * own; the loop needs them all.
+ * time by default; a whole number, 1 or more, `Infinity` or `"unbounded"`; results keep the
+ * calls' order), `timeout` of each call (core's `Toolbox.defaultTimeout`, 60 seconds, by
+ * default; `Infinity` for none: a call that takes longer gets a failed result that says so, and
+ * the loop goes on), `repair`, and `abort`: when that Effect completes, the loop stops where it is
+ * and says where. Each function may need services of its own; the loop needs them all.
+ *
+ * A `maxSteps`, `concurrency` or `timeout` that cannot be a bound (`0`, a negative number, `NaN`,
+ * a fraction where a count is meant) is a `Config` error, before anything is sent.
  *
  * @since 0.2.0
  * @category models
@@ -106,6 +112,7 @@ export interface Options<E, RSend, RTools, RRepair = never, RAbort = never> {
   readonly maxSteps?: number | undefined
   readonly stopWhen?: Stop.Condition | ReadonlyArray<Stop.Condition> | undefined
   readonly concurrency?: number | "unbounded" | undefined
+  readonly timeout?: Duration.Input | undefined
   readonly repair?: Repair<RRepair> | undefined
   readonly abort?: Effect.Effect<unknown, never, RAbort> | undefined
 }
@@ -283,9 +290,11 @@ const runLoop = <E, R>(
         SvirError.make("Config", `maxSteps must be a positive whole number, not ${maxSteps}`),
       )
     }
+    const bounds = Toolbox.bounds(options)
+    if (bounds._tag === "Failure") return Effect.fail(bounds.failure)
     const emit = (event: Event) => notify(options.onEvent, event)
     const progress: Progress = { request: options.request, steps: [], pending: undefined }
-    const steps = takeSteps(options, maxSteps, emit, progress)
+    const steps = takeSteps(options, maxSteps, bounds.success, emit, progress)
     const abort = options.abort
     // The steps race the abort, which interrupts them (the request, the handlers) and waits for
     // them to stop before the result is read from what they got done (D6).
@@ -367,6 +376,7 @@ interface Progress {
 const takeSteps = <E, R>(
   options: Options<E, R, R, R, R>,
   maxSteps: number,
+  bounds: Toolbox.Bounds,
   emit: (event: Event) => Effect.Effect<void, never, R>,
   progress: Progress,
 ): Effect.Effect<Result, E | SvirError.SvirError, R> =>
@@ -386,12 +396,12 @@ const takeSteps = <E, R>(
         (call, position) =>
           Effect.gen(function* () {
             yield* emit({ _tag: "CallStarted", index, call })
-            const answer = yield* answerCall(options, request, call)
+            const answer = yield* answerCall(options, request, call, bounds)
             sofar[position] = answer
             yield* emit({ _tag: "CallFinished", index, ...answer })
             return answer
           }),
-        { concurrency: options.concurrency ?? 1 },
+        { concurrency: bounds.concurrency },
       )
       const step = record(progress, completion, answers)
       yield* emit({ _tag: "StepFinished", ...step })
@@ -429,31 +439,34 @@ const isRepairable = (result: ToolResult.ToolResult): boolean =>
 /**
  * Answers a call. With a repair hook, a call whose arguments are not JSON goes to the hook
  * before the toolbox sees it, and a call the toolbox answers as invalid or unknown goes to it
- * after; a mended call is answered in its place, once (D5).
+ * after; a mended call is answered in its place, once (D5). Each answer has the whole timeout.
  */
 const answerCall = <E, R>(
   options: Options<E, R, R, R, R>,
   request: Request.Request,
   call: ToolCall.ToolCall,
+  bounds: Toolbox.Bounds,
 ): Effect.Effect<Answer, never, R> =>
   Effect.gen(function* () {
-    const { repair, toolbox } = options
-    if (repair === undefined) return { call, result: yield* Toolbox.callSafely(toolbox, call) }
+    const { repair } = options
+    const answer = (call: ToolCall.ToolCall) =>
+      Toolbox.callSafely(options.toolbox, call, { timeout: bounds.timeout })
+    if (repair === undefined) return { call, result: yield* answer(call) }
     const read = ToolCall.readJson(call.arguments)
     let result: ToolResult.ToolResult | undefined
     let problem: string | undefined
     if (read._tag === "Failure") {
       problem = `invalid arguments: ${read.failure.message}`
     } else {
-      result = yield* Toolbox.callSafely(toolbox, call)
+      result = yield* answer(call)
       if (isRepairable(result)) problem = result.content
     }
     const mended = problem === undefined ? undefined : yield* repair({ call, problem, request })
     if (mended !== undefined) {
       const again = ToolCall.make(call.id, mended.name, mended.arguments)
-      return { call: again, result: yield* Toolbox.callSafely(toolbox, again) }
+      return { call: again, result: yield* answer(again) }
     }
-    return { call, result: result ?? (yield* Toolbox.callSafely(toolbox, call)) }
+    return { call, result: result ?? (yield* answer(call)) }
   })
 
 /**

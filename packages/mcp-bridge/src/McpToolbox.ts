@@ -22,8 +22,10 @@ import type * as Scope from "effect/Scope"
 import type * as Content from "./Content.js"
 import { hookClient } from "./internal/clientHooks.js"
 import { makeConnectionState } from "./internal/connection.js"
+import { leftOutNullsByTool, type RemoveLeftOutNulls } from "./internal/leftOutNulls.js"
 import { listTools } from "./internal/listing.js"
 import { clientFeatures, makeClient } from "./internal/mcpClient.js"
+import type { OfferedTools } from "./internal/offeredTools.js"
 import { makeProbe } from "./internal/probe.js"
 import {
   connectHttp,
@@ -452,6 +454,8 @@ const bridge = (
   Effect.gen(function* () {
     const prefix =
       options.prefix === undefined ? undefined : yield* ToolName.validatePrefix(options.prefix)
+    // Made from the input schemas once per listing, for the calls of its tools (D36).
+    const leftOutNulls = new WeakMap<OfferedTools, ReadonlyMap<string, RemoveLeftOutNulls>>()
     // Each listing asks the connection of its moment.
     const listing = Effect.suspend(() =>
       listTools(session.current().client, {
@@ -460,6 +464,11 @@ const bridge = (
         maxPages: options.maxPages ?? 100,
         maxTools: options.maxTools ?? 1_000,
         timeoutMillis: options.listTimeoutMillis ?? defaultListTimeoutMillis,
+      }),
+    ).pipe(
+      Effect.map((offered) => {
+        leftOutNulls.set(offered, leftOutNullsByTool(offered.tools))
+        return offered
       }),
     )
     const cache = makeToolCache(
@@ -490,7 +499,7 @@ const bridge = (
     })
     yield* cache.refresh
 
-    const call = makeAnswerer(cache, session, {
+    const call = makeAnswerer(cache, session, leftOutNulls, {
       timeoutMillis: options.timeoutMillis ?? defaultTimeoutMillis,
       maxTotalMillis: options.maxTotalMillis ?? defaultMaxTotalMillis,
       content: { media: options.media, maxChars: options.maxResultChars },
@@ -530,7 +539,8 @@ const withProgressListener = (
 
 /**
  * Answers calls on the session's connection. A name not offered, arguments that are not a JSON
- * object and a connection already closed give a failed result without a word to the server; a
+ * object and a connection already closed give a failed result without a word to the server. A
+ * `null` the tool's schema can only read as "left out" is not sent (D36). A
  * closed connection is made again first when the session reconnects, and a call that did not
  * reach the server is sent once more on a new one (D12, D13). The text of every failed result may
  * quote what the server or the model echoed of a secret: it is redacted, here and in the sender,
@@ -539,6 +549,7 @@ const withProgressListener = (
 const makeAnswerer = (
   cache: ToolCache,
   session: Session,
+  leftOutNulls: WeakMap<OfferedTools, ReadonlyMap<string, RemoveLeftOutNulls>>,
   settings: Omit<CallSettings, "resend">,
 ): ((call: ToolCall.ToolCall) => Effect.Effect<ToolResult.ToolResult>) => {
   const { redaction } = settings
@@ -574,10 +585,12 @@ const makeAnswerer = (
       if (!Json.isObject(args.success)) {
         return failed(call, `the arguments of ${call.name} must be a JSON object`, redaction)
       }
+      const removeNulls = leftOutNulls.get(offered)?.get(call.name)
+      const sent = removeNulls === undefined ? args.success : removeNulls(args.success)
       const connection = session.current()
       const closed = connection.state.closed()
       if (closed === undefined) {
-        return send(connection, call, serverName, args.success, mayReconnect)
+        return send(connection, call, serverName, sent, mayReconnect)
       }
       if (!mayReconnect || !session.reconnects) {
         return failed(call, `tool ${call.name} cannot be called: ${closed}`, redaction)

@@ -183,7 +183,10 @@ describe("McpToolbox.stdio with a hostile server", () => {
         assert.include(result.content, "[redacted]")
         assert.isFalse(Redaction.make([token]).reveals(result.content), result.content)
       }
-      assert.match(exited.content, /the server process exited; its last words on stderr/)
+      assert.match(
+        exited.content,
+        /the server process exited; the end of the server's own output on stderr: "/,
+      )
     }),
   )
 
@@ -194,7 +197,7 @@ describe("McpToolbox.stdio with a hostile server", () => {
       assert.isTrue(exit.isError)
       assert.match(
         exit.content,
-        /got no answer: the server process exited; its last words on stderr: ready/,
+        /got no answer: the server process exited; the end of the server's own output on stderr: "ready/,
       )
     }),
   )

@@ -82,7 +82,7 @@ describe("McpToolbox.stdio with restart", () => {
         assert.isTrue(result.isError)
         assert.match(
           result.content,
-          /got no answer: the server process exited; its last words on stderr: started 1\nexiting 1$/,
+          /got no answer: the server process exited; the end of the server's own output on stderr: "started 1\\nexiting 1"$/,
         )
       }
       yield* untilExitSeen(toolbox)
@@ -110,7 +110,7 @@ describe("McpToolbox.stdio with restart", () => {
       assert.isTrue(refused.isError)
       assert.match(
         refused.content,
-        /^tool whoami cannot be called: the server process exited; its last words on stderr: started 1\nexiting 1; connecting again failed 3 times: starting the MCP server .+ failed: .+; its last words on stderr: refusing start 4$/s,
+        /^tool whoami cannot be called: the server process exited; the end of the server's own output on stderr: "started 1\\nexiting 1"; connecting again failed 3 times: starting the MCP server .+ failed: .+; the end of the server's own output on stderr: "refusing start 4"$/s,
       )
       assert.strictEqual(starts(file), 4)
       assert.isUndefined(toolbox.pid)

@@ -13,6 +13,8 @@ describeCases(
   "svir's decoder cases",
   (options) => OpenAiCodec.make(options as OpenAiCodec.Options),
   [decoderFolder],
+  // The recordings are in the sibling folder `svir/recordings`.
+  { root: svirFolder },
 )
 
 const packagesFolder = join(import.meta.dirname, "..", "..")

@@ -6,6 +6,7 @@
  */
 import { type Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Entry, toEffect } from "./internal/entry.js"
@@ -145,7 +146,8 @@ const denied = (call: ToolCall.ToolCall, decision: Decision): ToolResult.ToolRes
  * guarded: a registry (which stays a registry; guard it once it has all its tools, as tools added
  * after are not guarded), an MCP server's, one made with `Toolbox.make` or `Toolbox.combine`. A
  * toolbox that is not a registry is asked for its tools on each call, to find the tool the policy
- * decides on, as `Toolbox.combine` does (R8).
+ * decides on, as `Toolbox.combine` does (R8). Around `Toolbox.combine`, that is the tool of the
+ * member that owns the name, the one the call then goes to: a combination offers each name once.
  *
  * @example
  * ```ts
@@ -223,9 +225,10 @@ const guardToolbox = <R>(toolbox: Toolbox.Toolbox<R>): Toolbox.Toolbox<R | Polic
               ),
             )
           }
+          // The caller of the guarded toolbox bounds the call's time, once.
           return Effect.flatMap(policy.decide(tool, call), (decision) =>
             decision._tag === "Allow"
-              ? Toolbox.callSafely(toolbox, call)
+              ? Toolbox.callSafely(toolbox, call, { timeout: Duration.infinity })
               : Effect.succeed(denied(call, decision)),
           )
         }),

@@ -3,12 +3,20 @@
  *
  * @since 0.1.0
  */
-import { GenAi, Json, SvirError, Text, Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import {
+  GenAi,
+  Json,
+  SvirError,
+  Text,
+  Tool,
+  Toolbox,
+  type ToolCall,
+  type ToolResult,
+} from "@svir/core"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
-import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Arguments from "./Arguments.js"
 import * as Entry from "./internal/entry.js"
@@ -367,7 +375,8 @@ export const definitions = <R>(
  * Bounds on answering calls.
  *
  * - `timeout`: a call that takes longer is stopped and gets a failed result that says so. More
- *   than zero; `Infinity` for no timeout.
+ *   than zero; 60 seconds (core's `Toolbox.defaultTimeout`) when left out; `Infinity` for no
+ *   timeout. A handler that answers at once is never stopped.
  * - `maxOutput`: content longer than this many characters is cut, and the cut is marked at the
  *   end so the model knows it did not see everything. A whole number, 0 or more, or `Infinity`.
  * - `concurrency` (for {@link callAll}): how many calls run at once; results keep the order of
@@ -386,41 +395,29 @@ export interface CallOptions {
   readonly concurrency?: number | undefined
 }
 
-/** The options, checked, with the timeout as a Duration. */
-interface Bounds {
-  readonly timeout: Duration.Duration | undefined
+/** The options, checked: core's timeout (infinite for none) and concurrency, and `maxOutput`. */
+interface Bounds extends Toolbox.Bounds {
   readonly maxOutput: number | undefined
-  readonly concurrency: number
 }
-
-const isCount = (value: number, least: number): boolean =>
-  value === Number.POSITIVE_INFINITY || (Number.isSafeInteger(value) && value >= least)
 
 const boundsOf = (options: CallOptions): Result.Result<Bounds, SvirError.SvirError> => {
-  const { maxOutput, concurrency = 1 } = options
-  if (maxOutput !== undefined && !isCount(maxOutput, 0)) {
-    return configError(
-      `maxOutput must be a whole number of characters, 0 or more, or Infinity; got ${maxOutput}`,
+  const { maxOutput } = options
+  if (
+    maxOutput !== undefined &&
+    !(maxOutput === Number.POSITIVE_INFINITY || (Number.isSafeInteger(maxOutput) && maxOutput >= 0))
+  ) {
+    return Result.fail(
+      SvirError.make(
+        "Config",
+        `maxOutput must be a whole number of characters, 0 or more, or Infinity; got ${maxOutput}`,
+      ),
     )
   }
-  if (!isCount(concurrency, 1)) {
-    return configError(
-      `concurrency must be a whole number, 1 or more, or Infinity; got ${concurrency}`,
-    )
-  }
-  if (options.timeout === undefined)
-    return Result.succeed({ timeout: undefined, maxOutput, concurrency })
-  const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout))
-  // `Duration.fromInput` reads NaN as zero: the comparison refuses both.
-  if (timeout === undefined || !(Duration.toMillis(timeout) > 0)) {
-    return configError(
-      `timeout must be a duration longer than zero, or Infinity; got ${String(options.timeout)}`,
-    )
-  }
-  return Result.succeed({ timeout, maxOutput, concurrency })
+  return Result.map(Toolbox.bounds(options), (checked) => ({ ...checked, maxOutput }))
 }
 
-const configError = (message: string) => Result.fail(SvirError.make("Config", message))
+/** Core's time limit switched off: where the registry's own bound is already around the call. */
+const untimed: Toolbox.CallOptions = { timeout: Duration.infinity }
 
 const truncated = (result: ToolResult.ToolResult, maxOutput: number): ToolResult.ToolResult => {
   const { content } = result
@@ -431,10 +428,17 @@ const truncated = (result: ToolResult.ToolResult, maxOutput: number): ToolResult
 }
 
 const unexpectedly = <R>(self: Tools<R>, call: ToolCall.ToolCall, defect: unknown) =>
-  Toolbox.callSafely({ tools: self.tools, call: () => Effect.die(defect) }, call)
+  Toolbox.callSafely({ tools: self.tools, call: () => Effect.die(defect) }, call, untimed)
 
-/** The answer to a call, at once when the handler gives it at once; never throws or fails. */
-const answerSafely = <R>(self: Tools<R>, call: ToolCall.ToolCall): Entry.Reply<R> => {
+/**
+ * The answer to a call, at once when the handler gives it at once; never throws or fails. An
+ * answer given at once cannot be stopped by a timer, so only the Effect is timed, by core.
+ */
+const answerSafely = <R>(
+  self: Tools<R>,
+  call: ToolCall.ToolCall,
+  timeout: Duration.Duration,
+): Entry.Reply<R> => {
   let answer: Entry.Reply<R>
   try {
     answer = answerOf(self, call)
@@ -443,7 +447,7 @@ const answerSafely = <R>(self: Tools<R>, call: ToolCall.ToolCall): Entry.Reply<R
   }
   if (!Effect.isEffect(answer)) return answer
   const later = answer
-  return Toolbox.callSafely({ tools: self.tools, call: () => later }, call)
+  return Toolbox.callSafely({ tools: self.tools, call: () => later }, call, { timeout })
 }
 
 const answerWithin = <R>(
@@ -451,25 +455,12 @@ const answerWithin = <R>(
   call: ToolCall.ToolCall,
   bounds: Bounds,
 ): Entry.Reply<R> => {
-  const answer = answerSafely(self, call)
-  const { maxOutput, timeout } = bounds
-  // An answer given at once cannot be stopped by a timer, so only the Effect is timed.
-  if (!Effect.isEffect(answer))
-    return maxOutput === undefined ? answer : truncated(answer, maxOutput)
-  const timed =
-    timeout === undefined
-      ? answer
-      : Effect.map(Effect.timeoutOption(answer, timeout), (result) =>
-          Option.getOrElse(result, () =>
-            ToolResult.error(
-              call.id,
-              `tool ${call.name} did not answer within ${Duration.format(timeout)} and was stopped`,
-            ),
-          ),
-        )
-  return maxOutput === undefined
-    ? timed
-    : Effect.map(timed, (result) => truncated(result, maxOutput))
+  const answer = answerSafely(self, call, bounds.timeout)
+  const { maxOutput } = bounds
+  if (maxOutput === undefined) return answer
+  return Effect.isEffect(answer)
+    ? Effect.map(answer, (result) => truncated(result, maxOutput))
+    : truncated(answer, maxOutput)
 }
 
 const inOrder = <R>(
@@ -497,7 +488,8 @@ const inOrder = <R>(
 
 /**
  * Answers one call. Never fails: an unknown name, arguments that do not fit, a handler that
- * fails, throws, dies or is interrupted, each gives a failed result for the model to read (an
+ * fails, throws, dies, is interrupted or does not answer within the timeout (60 seconds unless
+ * {@link CallOptions} says otherwise), each gives a failed result for the model to read (an
  * unexpected defect is also logged).
  *
  * @example
@@ -527,7 +519,8 @@ export const call = <R>(
 
 /**
  * Answers every call, in the order of the calls: one at a time, or up to `concurrency` at once.
- * Every call gets exactly one result with its id.
+ * Every call gets exactly one result with its id, each within its timeout (see
+ * {@link CallOptions}).
  *
  * @example
  * ```ts
@@ -558,10 +551,10 @@ export const callAll = <R>(
     call: (call) => GenAi.executeTool(call, Entry.toEffect(answerWithin(self, call, bounds))),
   }
   if (bounds.concurrency !== 1) {
-    return Toolbox.callAll(within, calls, { concurrency: bounds.concurrency })
+    return Toolbox.callAll(within, calls, { ...untimed, concurrency: bounds.concurrency })
   }
   const list = Array.from(calls)
   return Effect.flatMap(GenAi.isTracing, (tracing) =>
-    tracing ? Toolbox.callAll(within, list) : inOrder(self, list, bounds),
+    tracing ? Toolbox.callAll(within, list, untimed) : inOrder(self, list, bounds),
   )
 }

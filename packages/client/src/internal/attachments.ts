@@ -152,11 +152,26 @@ const fileSystemModule = "node:fs/promises"
 
 /** The little of `node:fs/promises` read here, written out so the shipped types need no Node. */
 interface FileSystem {
-  readonly open: (path: string, flags: "r") => Promise<FileHandle>
+  readonly stat: (path: string) => Promise<FileStat>
+  readonly open: (path: string, flags: number) => Promise<FileHandle>
+  /** Absent from old runtimes, and `O_NONBLOCK` is absent on Windows, where no FIFO blocks an open. */
+  readonly constants?: { readonly O_RDONLY?: number; readonly O_NONBLOCK?: number } | undefined
+}
+
+interface FileStat {
+  readonly size: number
+  readonly dev: number
+  readonly ino: number
+  readonly isFile: () => boolean
+  readonly isDirectory: () => boolean
+  readonly isFIFO: () => boolean
+  readonly isSocket: () => boolean
+  readonly isCharacterDevice: () => boolean
+  readonly isBlockDevice: () => boolean
 }
 
 interface FileHandle {
-  readonly stat: () => Promise<{ readonly size: number; readonly isFile: () => boolean }>
+  readonly stat: () => Promise<FileStat>
   readonly read: (
     buffer: Uint8Array,
     offset: number,
@@ -173,10 +188,36 @@ const noFileSystem = (path: string, cause: unknown): SvirError.SvirError =>
     { attachment: path, cause },
   )
 
+const kindOf = (stat: FileStat): string =>
+  stat.isDirectory()
+    ? "a folder"
+    : stat.isFIFO()
+      ? "a FIFO"
+      : stat.isSocket()
+        ? "a socket"
+        : stat.isCharacterDevice()
+          ? "a character device"
+          : stat.isBlockDevice()
+            ? "a block device"
+            : "something else"
+
+const notRegular = (path: string, stat: FileStat): SvirError.SvirError =>
+  SvirError.make(
+    "Attachment",
+    `the file at ${path} is ${kindOf(stat)}, not a regular file: only regular files are read`,
+    { attachment: path },
+  )
+
 /**
  * Reads a file with `node:fs/promises` (Node, Bun, Deno), imported when first needed. Only a
- * regular file is read, and at most `maxBytes + 1` bytes of it. On a runtime without a file
- * system it rejects with an Attachment error that says so.
+ * regular file is read, or a symbolic link to one, and at most `maxBytes + 1` bytes of it. On a
+ * runtime without a file system it rejects with an Attachment error that says so.
+ *
+ * Anything else (a FIFO, a socket, a device such as `/dev/zero`, a folder) is refused with an
+ * Attachment error before it is opened: opening a FIFO waits for a writer in a thread of libuv's
+ * pool, and four such waits stop every `fs` call, DNS lookup and async zlib or crypto call of the
+ * process. The open is non-blocking, and the opened file must be the regular file that was
+ * checked, so a path swapped for a FIFO in between cannot block either.
  */
 export const readFromDisk: ReadFile = async (path, maxBytes) => {
   let fs: FileSystem
@@ -185,10 +226,20 @@ export const readFromDisk: ReadFile = async (path, maxBytes) => {
   } catch (cause) {
     throw noFileSystem(path, cause)
   }
-  const handle = await fs.open(path, "r")
+  const checked = await fs.stat(path)
+  if (!checked.isFile()) throw notRegular(path, checked)
+  const handle = await fs.open(
+    path,
+    (fs.constants?.O_RDONLY ?? 0) | (fs.constants?.O_NONBLOCK ?? 0),
+  )
   try {
     const stat = await handle.stat()
-    if (!stat.isFile()) throw new Error(`${path} is not a regular file`)
+    if (!stat.isFile()) throw notRegular(path, stat)
+    if (stat.dev !== checked.dev || stat.ino !== checked.ino) {
+      throw SvirError.make("Attachment", `the file at ${path} was replaced while it was opened`, {
+        attachment: path,
+      })
+    }
     // Read to the end, whatever the size said: the file may have grown since.
     const limit = maxBytes + 1
     let bytes = new Uint8Array(Math.min(limit, stat.size + 1))

@@ -278,10 +278,12 @@ export const count = (
     : Effect.fail(configError(`${name} must be a whole number of ${least} or more, not ${input}`))
 
 /**
- * The redaction of the key and of every configured header and query value: users put keys,
- * tokens and cookies in `headers`, keys in the query (Azure's `api-key`, D18), and any of them can
- * come back in a server's error. A query value is also redacted as the URL writes it, since a
- * character beyond ASCII takes several `%XX` there.
+ * The redaction of everything the client sends that is a secret: the key (in
+ * `Authorization: Bearer <key>`, which servers echo with or without the scheme), and every
+ * configured header and query value, since users put keys, tokens and cookies in `headers` and
+ * keys in the query (Azure's `api-key`, D18). The client sends each of them as it is, or
+ * percent-encoded in the URL, and `Redaction` reads every escaped form of a value (a character
+ * beyond ASCII as its UTF-8 `%XX` too), so the values alone are its secrets.
  */
 export const redactionOf = (
   apiKey: Redacted.Redacted<string> | undefined,
@@ -291,5 +293,5 @@ export const redactionOf = (
   Redaction.make([
     ...(apiKey === undefined ? [] : [Redacted.value(apiKey)]),
     ...Object.values(headers),
-    ...Object.values(query).flatMap((value) => [value, encodeURIComponent(value)]),
+    ...Object.values(query),
   ])

@@ -1,5 +1,10 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import type {
+  AddClientAuthentication,
+  OAuthClientProvider,
+} from "@modelcontextprotocol/sdk/client/auth.js"
 import { Redaction } from "@svir/core"
+import * as Base64 from "effect/encoding/Base64"
+import * as Result from "effect/Result"
 
 /**
  * A redaction whose secrets grow: an HTTP connection's are the configured header values, then
@@ -29,27 +34,80 @@ export const makeGrowingRedaction = (secrets: ReadonlyArray<string>): GrowingRed
 
 /**
  * The header values, and the credentials of `Authorization: <scheme> <credentials>` alone, which
- * servers echo without the scheme (DECISIONS.md D3).
+ * servers echo without the scheme (DECISIONS.md D3); of `Basic` credentials, the secret they
+ * encode too, which a server may echo decoded.
  */
 export const headerSecrets = (headers: Readonly<Record<string, string>>): Array<string> =>
   Object.entries(headers).flatMap(([name, value]) => {
-    const credentials = /^\S+\s+(\S.*)$/.exec(value)?.[1]
-    return /^(proxy-)?authorization$/i.test(name) && credentials !== undefined
-      ? [value, credentials]
-      : [value]
+    const [, scheme, credentials] = /^(\S+)\s+(\S.*)$/.exec(value) ?? []
+    if (!/^(proxy-)?authorization$/i.test(name) || credentials === undefined) return [value]
+    return /^basic$/i.test(scheme!)
+      ? [value, credentials, ...basicSecrets(credentials)]
+      : [value, credentials]
   })
+
+/**
+ * The secret in `base64(id:secret)`, as it is and form-decoded: RFC 6749 2.3.1 form-encodes it
+ * before joining, and a server may echo it decoded.
+ */
+const basicSecrets = (credentials: string): ReadonlyArray<string> => {
+  const decoded = Result.getOrUndefined(Base64.decodeString(credentials))
+  const colon = decoded?.indexOf(":") ?? -1
+  if (decoded === undefined || colon < 0) return []
+  const secret = decoded.slice(colon + 1)
+  return [secret, formDecoded(secret)]
+}
+
+/** A value as it was before form-encoding (`+` for a space), or as it is if it was not. */
+const formDecoded = (text: string): string => {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "))
+  } catch {
+    return text
+  }
+}
 
 interface Secrets {
   readonly access_token?: string | undefined
   readonly refresh_token?: string | undefined
   readonly id_token?: string | undefined
+  readonly client_id?: string | undefined
   readonly client_secret?: string | undefined
 }
 
-const secretsOf = (value: Secrets | undefined): ReadonlyArray<string | undefined> =>
-  value === undefined
-    ? []
-    : [value.access_token, value.refresh_token, value.id_token, value.client_secret]
+/**
+ * The tokens, and the client secret in every form the SDK sends it: form-encoded in the body
+ * (`client_secret_post`), which `Redaction` reads as it reads any `%XX`, and in
+ * `Authorization: Basic base64(id:secret)` (`client_secret_basic`), whose echo holds no part of
+ * the secret as it is.
+ */
+const secretsOf = (value: Secrets | undefined): ReadonlyArray<string | undefined> => {
+  if (value === undefined) return []
+  const { client_id, client_secret } = value
+  const basic =
+    client_id === undefined || client_secret === undefined
+      ? []
+      : Redaction.basicCredentials(client_id, client_secret)
+  return [value.access_token, value.refresh_token, value.id_token, client_secret, ...basic]
+}
+
+/**
+ * A provider's own client authentication, after which what it added to the token request is
+ * redacted too: an `Authorization` header (`Basic`, or any scheme), a `client_secret`, or the
+ * signed `client_assertion` of `private_key_jwt`, which stands for the client while it lasts.
+ */
+const watchedAuthentication =
+  (add: AddClientAuthentication, target: OAuthClientProvider, redaction: GrowingRedaction) =>
+  async (...args: Parameters<AddClientAuthentication>): Promise<void> => {
+    const [headers, params] = args
+    await add.apply(target, args)
+    const authorization = headers.get("authorization")
+    redaction.add([
+      ...(authorization === null ? [] : headerSecrets({ authorization })),
+      params.get("client_secret") ?? undefined,
+      params.get("client_assertion") ?? undefined,
+    ])
+  }
 
 /**
  * The provider as the SDK is given it: whatever tokens and client information it gives or is
@@ -79,6 +137,10 @@ export const watchedProvider = (
           return watch(() => target.tokens())
         case "clientInformation":
           return watch(() => target.clientInformation())
+        case "addClientAuthentication": {
+          const add = target.addClientAuthentication
+          return add === undefined ? undefined : watchedAuthentication(add, target, redaction)
+        }
         case "saveTokens":
           return (tokens: Secrets & Parameters<OAuthClientProvider["saveTokens"]>[0]) =>
             target.saveTokens(seen(tokens))

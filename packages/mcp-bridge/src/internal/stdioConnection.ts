@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { type Redaction, SvirError } from "@svir/core"
+import { type Redaction, SvirError, Text } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { makeConnectionState } from "./connection.js"
 import { isNotConnected, toSvirError } from "./failure.js"
@@ -38,9 +38,14 @@ export const connectStdio = (settings: StdioSettings): Connector =>
     const { redaction } = settings
     // Each process has its own last words: a restarted server's are not the exited one's.
     const stderr = makeTail(stderrTailChars)
+    // The server's words, quoted as a JSON string so that they cannot pass for svir's own, with
+    // what a terminal would act on taken out, as they end up printed (D35). Redacted once
+    // the controls are out, so that none written inside a secret keeps it from being found.
     const lastWords = () => {
-      const text = stderr.text()
-      return text === "" ? "" : `; its last words on stderr: ${text}`
+      const text = redaction.text(Text.printable(stderr.text())).trim()
+      return text === ""
+        ? ""
+        : `; the end of the server's own output on stderr: ${JSON.stringify(text)}`
     }
     const child = yield* Effect.acquireRelease(
       Effect.sync(

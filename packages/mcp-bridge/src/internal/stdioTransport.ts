@@ -4,7 +4,7 @@ import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { MessageReader, type Piece, tooLargeAnswer } from "./bounded.js"
-import { makeTurnWriter } from "./turnWriter.js"
+import { makeDrainWait, makeTurnWriter } from "./turnWriter.js"
 
 /** What the transport starts, and its bounds. */
 export interface StdioParameters {
@@ -33,6 +33,7 @@ export class GroupStdioTransport implements Transport {
   private child: ChildProcessWithoutNullStreams | undefined
   private readonly lines: MessageReader
   private write: ((text: string) => boolean) | undefined
+  private drained: (() => Promise<void>) | undefined
 
   constructor(private readonly parameters: StdioParameters) {
     this.lines = new MessageReader(parameters.maxMessageBytes, "line")
@@ -55,6 +56,7 @@ export class GroupStdioTransport implements Transport {
       })
       this.child = child
       this.write = makeTurnWriter(child.stdin)
+      this.drained = makeDrainWait(child.stdin)
       child.on("error", (error) => {
         reject(error)
         this.onerror?.(error)
@@ -63,7 +65,9 @@ export class GroupStdioTransport implements Transport {
       child.on("close", () => this.onclose?.())
       child.stdin.on("error", (error) => this.onerror?.(error))
       child.stdout.on("error", (error) => this.onerror?.(error))
-      child.stderr.on("data", (chunk: Buffer) => this.parameters.onStderr(String(chunk)))
+      // Decoded across chunks: a character split between two reads is not two U+FFFD.
+      child.stderr.setEncoding("utf8")
+      child.stderr.on("data", (chunk: string) => this.parameters.onStderr(chunk))
       child.stdout.on("data", (chunk: Buffer) => {
         for (const line of this.lines.push(chunk)) this.receive(line)
       })
@@ -90,12 +94,11 @@ export class GroupStdioTransport implements Transport {
   /** Writes the message; those sent in one turn of the event loop go out together (D32). */
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin
-    const write = this.write
-    if (stdin === undefined || write === undefined || !stdin.writable) {
+    const { write, drained } = this
+    if (stdin === undefined || write === undefined || drained === undefined || !stdin.writable) {
       return Promise.reject(new Error("Not connected"))
     }
-    if (write(serializeMessage(message))) return Promise.resolve()
-    return new Promise((resolve) => stdin.once("drain", resolve))
+    return write(serializeMessage(message)) ? Promise.resolve() : drained()
   }
 
   /**

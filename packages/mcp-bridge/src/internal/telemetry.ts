@@ -9,9 +9,9 @@ const failedResult = { name: "ToolError", message: GenAi.toolError } as const
 /**
  * D19: one `tools/call {tool}` span per request sent, under the MCP conventions: the method, the
  * tool's name on the server, the session when the transport has one, the transport (`pipe` for
- * stdio, `tcp` for HTTP). A failed result sets `error.type` to `tool_error` and an error status,
- * as the `execute_tool` span around it does. With no tracer that exports, the request is sent as
- * it is, and no attribute is made.
+ * stdio, `tcp` for HTTP), the name cut by `GenAi.spanToolName`. A failed result sets `error.type`
+ * to `tool_error` and an error status, as the `execute_tool` span around it does. With no tracer
+ * that exports, the request is sent as it is, and no attribute is made.
  */
 export const toolsCall = (
   connection: Connection,
@@ -21,10 +21,11 @@ export const toolsCall = (
   Effect.withFiber((fiber) => {
     if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return send
     const { Attribute } = GenAi
+    const name = GenAi.spanToolName(serverName)
     const attributes: Record<string, unknown> = {
       [Attribute.mcpMethodName]: "tools/call",
       [Attribute.operationName]: GenAi.Operation.executeTool,
-      [Attribute.toolName]: serverName,
+      [Attribute.toolName]: name,
     }
     const sessionId = connection.client.transport?.sessionId
     if (sessionId !== undefined) attributes[Attribute.mcpSessionId] = sessionId
@@ -33,7 +34,7 @@ export const toolsCall = (
     }
     let failed: ToolResult.ToolResult | undefined
     return Effect.useSpan<ToolResult.ToolResult, typeof failedResult, never>(
-      `tools/call ${serverName}`,
+      `tools/call ${name}`,
       { kind: "client", attributes },
       (span) =>
         Effect.withParentSpan(send, span).pipe(

@@ -27,3 +27,22 @@ export const makeTurnWriter = (stream: Writable): ((text: string) => boolean) =>
     return stream.write(text)
   }
 }
+
+/**
+ * A wait for `stream`'s next `drain`, shared by every write that hit backpressure before it: one
+ * listener per episode, however many writes wait, where one each would pass the stream's listener
+ * limit and print `MaxListenersExceededWarning` (D33). Writes go out in the order they were
+ * made whatever order their waits end in; the wait only says when to send more.
+ */
+export const makeDrainWait = (stream: Writable): (() => Promise<void>) => {
+  let drained: Promise<void> | undefined
+  return () => {
+    drained ??= new Promise((resolve) =>
+      stream.once("drain", () => {
+        drained = undefined
+        resolve()
+      }),
+    )
+    return drained
+  }
+}

@@ -116,7 +116,7 @@ export const promptFiltered = (reports: unknown): boolean =>
   reports.some((report) => Json.isObject(report) && isFiltered(report.content_filter_results))
 
 /** Why a `usage` object cannot be read (D30, D51). */
-export type UnreadableUsage = "not an object" | "incomplete" | "bad detail"
+export type UnreadableUsage = "not an object" | "incomplete" | "bad count" | "bad detail"
 
 /** D51: each detail of a usage, where it is on the wire: its group and its key. */
 const usageDetails = [
@@ -132,8 +132,11 @@ const isCount = (value: unknown): value is number =>
 /**
  * A `usage` object read: the counts and the details the server gave, or why it cannot be read:
  * `"not an object"`, `"incomplete"` when the server left out `prompt_tokens` or
- * `completion_tokens` (D30: a missing count is never read as 0), or `"bad detail"` when a detail
- * is not a count, which lenient mode leaves out (D51). A detail that is absent or null is absent;
+ * `completion_tokens` (D30: a missing count is never read as 0), `"bad count"` when one of them,
+ * or `total_tokens`, is not a whole number of 0 or more (`-1`, `1.5`, `1e400`, which `JSON.parse`
+ * reads as Infinity), or `"bad detail"` when a detail is not a count. Lenient mode leaves out a
+ * usage whose input or output is not a count, adds them up for a total that is not one, and
+ * leaves out a detail that is not one (D51, D55). A detail that is absent or null is absent;
  * DeepSeek's `prompt_cache_hit_tokens` counts as the cached input when `prompt_tokens_details`
  * does not say.
  */
@@ -142,7 +145,11 @@ export const readUsage = (usage: unknown, lenient: boolean): Completion.Usage | 
   const input = usage.prompt_tokens
   const output = usage.completion_tokens
   if (typeof input !== "number" || typeof output !== "number") return "incomplete"
-  const total = typeof usage.total_tokens === "number" ? usage.total_tokens : input + output
+  if (!isCount(input) || !isCount(output)) return "bad count"
+  const sent = usage.total_tokens
+  const sound = sent === undefined || sent === null || isCount(sent)
+  if (!sound && !lenient) return "bad count"
+  const total = isCount(sent) ? sent : input + output
   const read: Mutable<Completion.Usage> = { input, output, total }
   const cacheHits = usage.prompt_cache_hit_tokens
   // D47: most usages have no details (vLLM by default, llama.cpp before #19361).
@@ -179,6 +186,11 @@ export const unreadableUsage = (read: UnreadableUsage): SvirError.SvirError => {
       return SvirError.make(
         "Protocol",
         "the server sent a usage without prompt_tokens or completion_tokens (lenient mode leaves it out)",
+      )
+    case "bad count":
+      return SvirError.make(
+        "Protocol",
+        "the server sent a usage whose prompt_tokens, completion_tokens or total_tokens is not a count of tokens (lenient mode leaves out the usage, or adds up the total)",
       )
     case "bad detail":
       return SvirError.make(
