@@ -8,6 +8,7 @@
  */
 import * as Data from "effect/Data"
 import * as Result from "effect/Result"
+import { stringEnd } from "./internal/jsonSyntax.js"
 
 /**
  * The default bound on nesting: 128 levels of arrays and objects, the recursion limit of Rust's
@@ -82,18 +83,6 @@ export const textDepth = (text: string, limit: number = Number.POSITIVE_INFINITY
     }
   }
   return deepest
-}
-
-/** The offset of the quote that closes the string opened at `open` (the text's end if none). */
-const stringEnd = (text: string, open: number): number => {
-  let quote = text.indexOf('"', open + 1)
-  while (quote !== -1) {
-    let backslashes = 0
-    while (text.charCodeAt(quote - 1 - backslashes) === 92 /* \\ */) backslashes++
-    if (backslashes % 2 === 0) return quote
-    quote = text.indexOf('"', quote + 1)
-  }
-  return text.length
 }
 
 /**

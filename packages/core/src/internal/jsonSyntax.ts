@@ -116,3 +116,15 @@ export const errorOffset = (text: string): number => {
     }
   }
 }
+
+/** The offset of the quote that closes the string opened at `open` (the text's end if none). */
+export const stringEnd = (text: string, open: number): number => {
+  let quote = text.indexOf('"', open + 1)
+  while (quote !== -1) {
+    let backslashes = 0
+    while (text.charCodeAt(quote - 1 - backslashes) === 92 /* \\ */) backslashes++
+    if (backslashes % 2 === 0) return quote
+    quote = text.indexOf('"', quote + 1)
+  }
+  return text.length
+}

@@ -5,6 +5,7 @@
  * date in place rather than built again.
  */
 import { maxDepth } from "../Json.js"
+import { stringEnd } from "./jsonSyntax.js"
 
 /**
  * Sets a key as `JSON.parse` does: an own property, even one named `__proto__`. Assignment is the
@@ -162,18 +163,6 @@ const decode = (text: string): unknown => {
   } catch {
     return undefined
   }
-}
-
-/** Where the string whose quote is at `open` closes: its closing quote, or the text's end. */
-const stringEnd = (text: string, open: number): number => {
-  let quote = text.indexOf('"', open + 1)
-  while (quote !== -1) {
-    let backslashes = 0
-    while (text.charCodeAt(quote - 1 - backslashes) === 92 /* \\ */) backslashes++
-    if (backslashes % 2 === 0) return quote
-    quote = text.indexOf('"', quote + 1)
-  }
-  return text.length
 }
 
 /**
