@@ -102,6 +102,8 @@ export const ExpectedUsage = Schema.Struct({
   output: Schema.optionalKey(NonNegativeInt),
   total: Schema.optionalKey(NonNegativeInt),
   reasoning: Schema.optionalKey(NonNegativeInt),
+  /** Input tokens read from the server's prompt cache (`Completion.Usage.cachedInput`). @since 0.3.0 */
+  cached_input: Schema.optionalKey(NonNegativeInt),
 })
 
 /**

@@ -8,6 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as CallTime from "./internal/callTime.js"
 import * as SvirError from "./SvirError.js"
 import type * as Tool from "./Tool.js"
 import * as ToolCall from "./ToolCall.js"
@@ -67,6 +68,51 @@ export const make = <R = never, R2 = never>(options: {
  * @category constants
  */
 export const defaultTimeout: Duration.Duration = Duration.seconds(60)
+
+/**
+ * Runs `effect`, a wait for someone (an approval, a confirmation, an answer to a form), with the
+ * time limit of the call it is part of standing still: a person who takes five minutes to decide
+ * does not make the call time out. Outside a call with a time limit it is `effect` itself. The
+ * permission guards of `@svir/registry` and `@svir/loop` wrap their questions in it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Toolbox } from "@svir/core"
+ *
+ * declare const askInTerminal: (question: string) => Effect.Effect<boolean>
+ * const approved = Toolbox.paused(askInTerminal("Delete notes.txt?"))
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const paused = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.service(CallTime.CurrentCallTime), (time) => time.pause(effect))
+
+/**
+ * Gives the call under way its whole time limit again: it showed it is still working (the MCP
+ * bridge calls it for each progress notification of a server). Outside a call with a time limit
+ * it does nothing.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Toolbox } from "@svir/core"
+ *
+ * declare const copyPart: (part: number) => Effect.Effect<void>
+ * const copyAll = Effect.forEach([1, 2, 3], (part) =>
+ *   Effect.andThen(copyPart(part), Toolbox.progressed),
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const progressed: Effect.Effect<void> = Effect.flatMap(
+  Effect.service(CallTime.CurrentCallTime),
+  (time) => Effect.sync(() => time.restart()),
+)
 
 /**
  * Bounds on answering one call. `timeout`: a call that takes longer is stopped and gets a failed
@@ -185,7 +231,7 @@ const answerWithin = <R>(
 ): Effect.Effect<ToolResult.ToolResult, never, R> => {
   const answer = answerSafely(toolbox, call)
   if (!Duration.isFinite(timeout)) return answer
-  return Effect.map(Effect.timeoutOption(answer, timeout), (result) =>
+  return Effect.map(CallTime.within(answer, timeout), (result) =>
     Option.getOrElse(result, () =>
       ToolResult.error(
         call.id,

@@ -45,7 +45,8 @@ export const deny = (reason: string): Decision => ({ _tag: "Deny", reason })
 
 /**
  * Who decides whether a call of a guarded toolbox runs: rules, a prompt in a terminal, a button
- * in a UI. `decide` may take as long as asking takes; the call waits.
+ * in a UI. `decide` may take as long as asking takes; the call waits, and its time limit stands
+ * still meanwhile (`Toolbox.paused`).
  *
  * @example
  * ```ts
@@ -126,7 +127,8 @@ export const guard = <R>(toolbox: Toolbox.Toolbox<R>): Toolbox.Toolbox<R | Appro
     tools: toolbox.tools,
     call: (call) =>
       Effect.flatMap(Effect.service(Approver), (approver) =>
-        Effect.flatMap(approver.decide(call), (decision) =>
+        // Asking may take as long as a person takes: the call's time limit stands still meanwhile.
+        Effect.flatMap(Toolbox.paused(approver.decide(call)), (decision) =>
           decision._tag === "Allow"
             ? toolbox.call(call)
             : Effect.succeed(ToolResult.error(call.id, `permission denied: ${decision.reason}`)),

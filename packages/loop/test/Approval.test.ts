@@ -3,6 +3,7 @@ import { Toolbox, ToolCall } from "@svir/core"
 import { Tools } from "@svir/registry"
 import { Answer } from "@svir/testing"
 import { Deferred, Effect, Fiber, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { Approval, Loop } from "../src/index.js"
 import { echo, sent, serverAndClient } from "./helpers.js"
 
@@ -78,6 +79,25 @@ describe("Approval", () => {
       const result = yield* Fiber.join(fiber)
       assert.deepStrictEqual(ran, ["read a.txt", "delete a.txt"])
       assert.strictEqual(result.steps[0]!.results[1]!.content, "deleted a.txt")
+    }),
+  )
+
+  it.effect("an approval that takes ten minutes does not make the call time out", () =>
+    Effect.gen(function* () {
+      const asked = yield* Deferred.make<void>()
+      const answer = yield* Deferred.make<Approval.Decision>()
+      const approver = Approval.layer(() =>
+        Deferred.succeed(asked, undefined).pipe(Effect.andThen(Deferred.await(answer))),
+      )
+      const fiber = yield* Toolbox.callAll(Approval.guard(echo), [
+        ToolCall.make("1", "echo", '{"a": 1}'),
+      ]).pipe(Effect.provide(approver), Effect.forkChild)
+      yield* Deferred.await(asked)
+      yield* TestClock.adjust("10 minutes")
+      assert.isUndefined(fiber.pollUnsafe(), "the default 60 seconds do not run while asking")
+      yield* Deferred.succeed(answer, Approval.allow)
+      const [result] = yield* Fiber.join(fiber)
+      assert.isFalse(result?.isError)
     }),
   )
 

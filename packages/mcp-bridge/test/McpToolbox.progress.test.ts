@@ -1,8 +1,9 @@
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { ToolCall } from "@svir/core"
+import { Toolbox, ToolCall } from "@svir/core"
 import { Deferred, Effect, Exit, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { McpToolbox } from "../src/index.js"
 import { assertNoChildLeft, serveHttp } from "./servers.js"
 
@@ -113,6 +114,58 @@ describe("McpToolbox passing on progress reports", () => {
       // A later call that reports shows that the dropped reports were not merely late.
       assert.deepStrictEqual(yield* heldCall(toolbox, progress.reached), ["done", "released"])
       assert.deepStrictEqual(progress.events, [step(1), step(2), step(3)])
+    }),
+  )
+
+  it.effect("each report gives the call its whole time limit again, the caller's too", () =>
+    Effect.gen(function* () {
+      // The server reports once, then once more and answers when the test opens each gate.
+      const gate = () => {
+        let resolve = () => {}
+        const promise = new Promise<void>((done) => {
+          resolve = done
+        })
+        return { promise, resolve }
+      }
+      const gates = [gate(), gate()]
+      const { url } = yield* serveHttp(() => {
+        const server = new McpServer({ name: "slow", version: "1.0.0" })
+        server.registerTool("held", { description: "Works long, reporting." }, async (extra) => {
+          const progressToken = extra._meta?.progressToken
+          if (progressToken === undefined) throw new Error("no progress token")
+          for (const [i, gate] of gates.entries()) {
+            await extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken, progress: i + 1, total: 3, message: `step ${i + 1}` },
+            })
+            await gate.promise
+          }
+          return { content: [{ type: "text", text: "done" }] }
+        })
+        return server
+      })
+      const first = listener(1)
+      const second = listener(2)
+      const toolbox = yield* McpToolbox.http(
+        { url },
+        {
+          onProgress: (event) => {
+            first.onProgress(event)
+            second.onProgress(event)
+          },
+        },
+      )
+      // The caller's limit is the default minute; 50 seconds pass between reports.
+      const held = yield* Effect.forkChild(Toolbox.callSafely(toolbox, ToolCall.make("c1", "held")))
+      yield* first.reached
+      yield* TestClock.adjust("50 seconds")
+      gates[0]!.resolve()
+      yield* second.reached
+      yield* TestClock.adjust("50 seconds")
+      assert.isUndefined(held.pollUnsafe(), "100 seconds, but only 50 since the last report")
+      gates[1]!.resolve()
+      const result = yield* Fiber.join(held)
+      assert.deepStrictEqual([result.isError, result.content], [false, "done"])
     }),
   )
 })

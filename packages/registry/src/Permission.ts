@@ -56,7 +56,8 @@ export class Policy extends Context.Service<
 
 /**
  * Whom a policy asks when a call needs a person's yes: a prompt in a terminal, a button in a UI.
- * Answers `true` to let the call run.
+ * Answers `true` to let the call run. Asked through {@link confirm}, the call's time limit stands
+ * still while the person decides (`Toolbox.paused`).
  *
  * @since 0.1.0
  * @category services
@@ -80,7 +81,8 @@ export const confirm = (
   call: ToolCall.ToolCall,
 ): Effect.Effect<Decision, never, Confirm> =>
   Effect.flatMap(Effect.service(Confirm), (confirmer) =>
-    Effect.map(confirmer.ask(question, call), (yes) =>
+    // The call's time limit stands still while the person decides.
+    Effect.map(Toolbox.paused(confirmer.ask(question, call)), (yes) =>
       yes ? allow : deny(`not confirmed: ${question}`),
     ),
   )

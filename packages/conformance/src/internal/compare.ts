@@ -105,7 +105,14 @@ const compareCalls = (
   })
 }
 
-const usageKeys = ["input", "output", "total", "reasoning"] as const
+// Each key of a case's usage, and the field of `Completion.Usage` it is compared with.
+const usageKeys = [
+  ["input", "input"],
+  ["output", "output"],
+  ["total", "total"],
+  ["reasoning", "reasoning"],
+  ["cached_input", "cachedInput"],
+] as const
 
 const compareUsage = (
   expected: Case.ExpectedCompletion["usage"],
@@ -116,10 +123,10 @@ const compareUsage = (
     return actual === undefined ? [] : [`usage: expected none, actual ${show(actual)}`]
   }
   if (actual === undefined) return [`usage: expected ${show(expected)}, actual none`]
-  return usageKeys.flatMap((key) =>
-    expected[key] === undefined || expected[key] === actual[key]
+  return usageKeys.flatMap(([key, field]) =>
+    expected[key] === undefined || expected[key] === actual[field]
       ? []
-      : [`usage.${key}: expected ${expected[key]}, actual ${show(actual[key])}`],
+      : [`usage.${key}: expected ${expected[key]}, actual ${show(actual[field])}`],
   )
 }
 
@@ -247,6 +254,7 @@ export const exactly = (
               output: usage.output,
               total: usage.total,
               ...(usage.reasoning === undefined ? {} : { reasoning: usage.reasoning }),
+              ...(usage.cachedInput === undefined ? {} : { cached_input: usage.cachedInput }),
             },
     },
   }

@@ -2,10 +2,12 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { type Tool as McpTool, PaginatedResultSchema } from "@modelcontextprotocol/sdk/types.js"
 import type { Redaction, SvirError } from "@svir/core"
 import { Text } from "@svir/core"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { describe } from "./failure.js"
 import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
 import { cursorParams, listPages } from "./pages.js"
+import { uncheckedPatterns } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The bounds of one listing. */
@@ -53,7 +55,8 @@ export interface ListingSettings extends Bounds {
 
 /**
  * The server's tools as offered, with a warning for each tool the server listed wrongly (D20). A
- * server without the tools capability offers none.
+ * server without the tools capability offers none. `timeoutMillis` bounds the whole listing:
+ * a tool whose output schema would be compiled after it ran out is left out (D40).
  */
 export const listTools = (
   client: Client,
@@ -61,12 +64,21 @@ export const listTools = (
 ): Effect.Effect<OfferedTools, SvirError.SvirError> =>
   client.getServerCapabilities()?.tools === undefined
     ? Effect.succeed(noTools)
-    : listAll(client, settings, settings.redaction).pipe(
-        Effect.map((entries) =>
-          redactReasons(offerAndTell(client, entries, settings.prefix), settings.redaction),
-        ),
-        Effect.tap((offered) => warnSkipped(client, offered, settings.redaction)),
-      )
+    : Clock.clockWith((clock) => {
+        const millis = () => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
+        const deadline = millis() + settings.timeoutMillis
+        const outOfTime = () => millis() > deadline
+        return listAll(client, settings, settings.redaction).pipe(
+          Effect.map((entries) =>
+            redactReasons(
+              offerAndTell(client, entries, settings.prefix, outOfTime),
+              settings.redaction,
+            ),
+          ),
+          Effect.tap((offered) => warnSkipped(client, offered, settings.redaction)),
+          Effect.tap((offered) => tellUnchecked(client, offered, settings.redaction)),
+        )
+      })
 
 /**
  * What `Client.listTools` does after a page, kept private in the SDK's types: it compiles each
@@ -80,21 +92,27 @@ interface ToolMetadataCache {
 /**
  * The tools offered, the SDK's Client told of them once for the whole listing (the SDK's own
  * `listTools` tells it page by page, and each page forgets the one before, D21). A tool whose
- * output schema the Client cannot compile is tried alone first and left out. Everything here is
- * synchronous, so no call sees the Client's cache between the tries and the last telling.
+ * output schema the Client cannot compile is tried alone first and left out, and so is one
+ * whose turn comes after the listing's time ran out. Everything here is synchronous, so no call
+ * sees the Client's cache between the tries and the last telling; the bridge's validator keeps
+ * what it compiled in the tries for the last telling.
  */
 const offerAndTell = (
   client: Client,
   entries: ReadonlyArray<unknown>,
   prefix: string | undefined,
+  outOfTime: () => boolean,
 ): OfferedTools => {
   const cache = client as unknown as ToolMetadataCache
   const offered = offerTools(entries, prefix, (tool) => {
+    if (outOfTime()) {
+      return "its output schema is not compiled: the listing ran out of time (listTimeoutMillis) before its turn"
+    }
     try {
       cache.cacheToolMetadata([tool])
       return undefined
     } catch (error) {
-      return describe(error)
+      return `its output schema cannot be compiled: ${describe(error)}`
     }
   })
   cache.cacheToolMetadata(offered.admitted)
@@ -126,6 +144,34 @@ const warnSkipped = (
     (skipped) => {
       const line = redaction.text(leftOutLine(client, skipped))
       return offered.refused.has(skipped.index) ? Effect.logWarning(line) : Effect.logDebug(line)
+    },
+    { discard: true },
+  )
+
+/**
+ * A debug line for each offered tool whose output schema has patterns RE2 cannot run
+ * (backreferences, lookaround): the tool is offered, and those patterns are not checked (D38).
+ */
+const tellUnchecked = (
+  client: Client,
+  offered: OfferedTools,
+  redaction: Redaction.Redaction,
+): Effect.Effect<void> =>
+  Effect.forEach(
+    offered.admitted,
+    (tool) => {
+      const unchecked = uncheckedPatterns(tool.outputSchema)
+      if (unchecked.length === 0) return Effect.void
+      const server = JSON.stringify(client.getServerVersion()?.name ?? "")
+      const name = JSON.stringify(Text.shorten(tool.name, maxNameChars))
+      const patterns = unchecked.map((pattern) =>
+        JSON.stringify(Text.shorten(pattern, maxNameChars)),
+      )
+      return Effect.logDebug(
+        redaction.text(
+          `the MCP server ${server} lists the tool ${name}; the bridge does not check the patterns ${patterns.join(", ")} of its output schema, which need backtracking`,
+        ),
+      )
     },
     { discard: true },
   )

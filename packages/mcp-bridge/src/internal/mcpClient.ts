@@ -1,10 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { type Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Elicitation from "../Elicitation.js"
 import { answerElicitation, type ElicitationSettings } from "./elicitationHandler.js"
+import { makeSchemaValidator } from "./schemaValidator.js"
 
 /** How the bridge names itself to a server in `initialize`. */
 const clientInfo = { name: "svir-mcp-bridge", version: "0.1.0" }
@@ -65,10 +65,11 @@ export const clientFeatures = (
  * A new, unconnected SDK Client for one connection to a server, with its handlers installed. It
  * declares form elicitation, with defaults applied (D25, D26) and, when roots are given, `roots` without `listChanged`
  * (D28). One schema validator serves both the SDK's checks of tool output and the elicitation
- * handler's check of the user's content.
+ * handler's check of the user's content: the bridge's, which runs a server's patterns with RE2
+ * and refuses schemas too large to compile quickly (D38, D40).
  */
 export const makeClient = (features: ClientFeatures): Client => {
-  const validator = new AjvJsonSchemaValidator()
+  const validator = makeSchemaValidator()
   const roots = features.roots
   const client = new Client(clientInfo, {
     capabilities: {

@@ -1,6 +1,7 @@
 import { type Tool as McpTool, ToolSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
+import { schemaProblem } from "./schemaBounds.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The tools of one listing as offered, the way back to the server's names, and those left out. */
@@ -26,7 +27,7 @@ export const noTools: OfferedTools = {
 
 /**
  * Why the SDK could not use a tool's output schema (it compiles one to check the tool's
- * structured content), or `undefined` when it can.
+ * structured content), as the reason the tool is left out, or `undefined` when it can.
  */
 export type OutputSchemaCheck = (tool: McpTool) => string | undefined
 
@@ -111,8 +112,11 @@ const admit = (
     }
   }
   if (tool.outputSchema !== undefined) {
+    // Checked here too, not only by the bridge's validator: a caller's Client has its own (D40).
+    const over = schemaProblem(tool.outputSchema)
+    if (over !== undefined) return refuse(`its output schema is not compiled: ${over}`)
     const problem = outputSchemaProblem(tool)
-    if (problem !== undefined) return refuse(`its output schema cannot be compiled: ${problem}`)
+    if (problem !== undefined) return refuse(problem)
   }
   return { tool }
 }

@@ -1,5 +1,5 @@
 import type { Progress } from "@modelcontextprotocol/sdk/types.js"
-import { type Redaction, type ToolCall, ToolResult } from "@svir/core"
+import { type Redaction, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Content from "../Content.js"
 import { CallSignal } from "./callSignal.js"
@@ -71,28 +71,27 @@ const sendOne = (
   settings: CallSettings,
   ...[connection, call, serverName, args, mayResend]: Parameters<CallSender>
 ): Effect.Effect<ToolResult.ToolResult> =>
-  Effect.callback<ToolResult.ToolResult>((resume) => {
-    const pending = new PendingCall(call, connection, settings, resume, mayResend)
-    connection.client
-      .callTool({ name: serverName, arguments: args }, undefined, {
-        signal: pending.signal.asAbortSignal,
-        timeout: settings.timeoutMillis,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: settings.maxTotalMillis,
-        // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
-        onprogress:
-          settings.onProgress === undefined
-            ? ignoreProgress
-            : (progress) => pending.progress(progress),
-      })
-      .then(
-        (result) => pending.answered(result),
-        (error: unknown) => pending.failed(error),
-      )
-    return Effect.sync(() => pending.interrupt())
-  })
-
-const ignoreProgress = (): void => {}
+  Effect.flatMap(Effect.context<never>(), (context) =>
+    Effect.callback<ToolResult.ToolResult>((resume) => {
+      // Each progress notification gives the call its whole time limit again: the caller's, as the SDK's own (D39).
+      const progressed = () => Effect.runSyncWith(context)(Toolbox.progressed)
+      const pending = new PendingCall(call, connection, settings, resume, mayResend, progressed)
+      connection.client
+        .callTool({ name: serverName, arguments: args }, undefined, {
+          signal: pending.signal.asAbortSignal,
+          timeout: settings.timeoutMillis,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: settings.maxTotalMillis,
+          // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
+          onprogress: (progress) => pending.progress(progress),
+        })
+        .then(
+          (result) => pending.answered(result),
+          (error: unknown) => pending.failed(error),
+        )
+      return Effect.sync(() => pending.interrupt())
+    }),
+  )
 
 /**
  * One call waiting for its answer. Its methods take what comes (D8): the answer, a rejection, a
@@ -110,12 +109,14 @@ class PendingCall {
     private readonly settings: CallSettings,
     private readonly resume: (effect: Effect.Effect<ToolResult.ToolResult>) => void,
     private readonly mayResend: boolean,
+    private readonly progressed: () => void,
   ) {
     // The loss awaited is that of the connection as it is when the call is sent.
     this.stopWaiting = connection.state.whenLost((reason) => this.lost(reason))
   }
 
   progress(progress: Progress): void {
+    if (!this.settled) this.progressed()
     // A listener that throws must not break the SDK's handling of the notification.
     try {
       this.settings.onProgress?.(this.call, progress)

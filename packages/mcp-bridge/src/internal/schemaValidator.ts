@@ -1,0 +1,184 @@
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from "@modelcontextprotocol/sdk/validation/types.js"
+import { Ajv } from "ajv"
+import * as ajvFormats from "ajv-formats"
+import { RE2JS } from "re2js"
+import { schemaProblem } from "./schemaBounds.js"
+
+/**
+ * A pattern longer than this, or whose RE2 program is larger, is not compiled: RE2's time is
+ * linear in the text but grows with the program (D38). Zod's longest format pattern, an
+ * ISO date-time, has 256 characters and a program of 94.
+ */
+export const maxPatternChars = 1_000
+/** The largest RE2 program of a pattern that is run, in instructions (see {@link maxPatternChars}). */
+export const maxPatternProgram = 500
+
+/** What Ajv needs of a compiled pattern; `toString` is its key in Ajv's code. */
+interface Pattern {
+  test(text: string): boolean
+  toString(): string
+}
+
+/**
+ * A pattern in RE2's syntax, or `undefined` when RE2 cannot run it in linear time:
+ * backreferences and lookaround. `translateRegExp` turns a JavaScript pattern into RE2's syntax;
+ * it reads the named backreference `\k<name>` as the letter `k`, so that escape is refused first.
+ */
+const linearPattern = (pattern: string): RE2JS | undefined => {
+  if (hasNamedBackreference(pattern)) return undefined
+  try {
+    return RE2JS.compile(RE2JS.translateRegExp(pattern))
+  } catch {
+    return undefined
+  }
+}
+
+const hasNamedBackreference = (pattern: string): boolean => {
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] !== "\\") continue
+    if (pattern[i + 1] === "k") return true
+    i += 1
+  }
+  return false
+}
+
+/**
+ * Ajv's engine for the patterns of a server's schemas (`pattern`, `patternProperties`): RE2,
+ * whose time is linear in the text, never the backtracking RegExp, for which a 28-character
+ * text can take seconds (D38). A pattern RE2 cannot run is not checked: it passes every text
+ * (the listing reports it, see {@link uncheckedPatterns}). One that is not valid JavaScript, or
+ * too large to run cheaply, is a compile error, so the schema is refused.
+ */
+const linearRegExp = Object.assign(
+  (pattern: string, flags: string): Pattern => {
+    const key = `re2:${pattern}`
+    if (pattern.length > maxPatternChars) {
+      throw new Error(`its pattern is longer than ${maxPatternChars} characters`)
+    }
+    // A JSON Schema pattern is ECMAScript's: one JavaScript refuses is refused as before (Python's
+    // `(?P<name>`, which RE2 would take). Constructing only parses; nothing is matched.
+    new RegExp(pattern, flags)
+    const compiled = linearPattern(pattern)
+    if (compiled === undefined) return { test: () => true, toString: () => key }
+    if (compiled.programSize() > maxPatternProgram) {
+      throw new Error(`its pattern ${JSON.stringify(pattern.slice(0, 100))} is too complex to run`)
+    }
+    return { test: (text) => compiled.test(text), toString: () => key }
+  },
+  // Read by Ajv only when it writes standalone code, which the bridge never does.
+  { code: "re2js" },
+)
+
+/**
+ * The patterns of a schema that are not checked because RE2 cannot run them (the strings under
+ * `pattern` and the keys of `patternProperties`), for the listing to report.
+ */
+export const uncheckedPatterns = (schema: unknown): ReadonlyArray<string> => {
+  const unchecked: Array<string> = []
+  const stack: Array<unknown> = [schema]
+  while (stack.length > 0) {
+    const value = stack.pop()
+    if (typeof value !== "object" || value === null) continue
+    const fields = value as { readonly [key: string]: unknown }
+    const patterns = [
+      ...(typeof fields.pattern === "string" ? [fields.pattern] : []),
+      ...(typeof fields.patternProperties === "object" && fields.patternProperties !== null
+        ? Object.keys(fields.patternProperties)
+        : []),
+    ]
+    for (const pattern of patterns) {
+      if (pattern.length <= maxPatternChars && linearPattern(pattern) === undefined) {
+        unchecked.push(pattern)
+      }
+    }
+    stack.push(...Object.values(value))
+  }
+  return unchecked
+}
+
+/**
+ * `uniqueItems` in time linear in the array: Ajv compares items of unknown type pairwise, so an
+ * array of 20 000 objects took 14.5 s. Equal JSON values have the same canonical text.
+ */
+const uniqueItems = {
+  keyword: "uniqueItems",
+  type: "array",
+  schemaType: "boolean",
+  errors: false,
+  validate: (unique: boolean, data: ReadonlyArray<unknown>): boolean => {
+    if (!unique) return true
+    const seen = new Set<string>()
+    for (const item of data) {
+      const text = canonical(item)
+      if (seen.has(text)) return false
+      seen.add(text)
+    }
+    return true
+  },
+} as const
+
+/** JSON text with the keys of each object in order, so that equal values give equal texts. */
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+// ajv-formats is CommonJS: its function is the module itself, or its `default` when bundled.
+const addFormats = ((ajvFormats as { readonly default?: unknown }).default ??
+  ajvFormats) as unknown as (ajv: Ajv) => Ajv
+
+/**
+ * The options of the SDK's own Ajv (`createDefaultAjvInstance`), with RE2 for patterns and a
+ * linear `uniqueItems`. The formats of ajv-formats run fixed regular expressions, measured
+ * linear on texts of 200 000 characters; `format: "regex"` only compiles the text.
+ */
+const makeAjv = (): Ajv => {
+  const ajv = new Ajv({
+    strict: false,
+    validateFormats: true,
+    validateSchema: false,
+    allErrors: true,
+    code: { regExp: linearRegExp },
+  })
+  addFormats(ajv)
+  ajv.removeKeyword("uniqueItems")
+  ajv.addKeyword(uniqueItems)
+  return ajv
+}
+
+/**
+ * The schema validator of one Client: the SDK's, over an Ajv of {@link makeAjv}. A schema over
+ * the bounds of `schemaBounds` is not compiled: asking for its check throws, with the reason. A
+ * compiled schema is kept only as long as the schema object lives, and Ajv forgets it at once,
+ * so that no `$id` of one server's schema stands in for another's and a listing's schemas go
+ * with it.
+ */
+export const makeSchemaValidator = (): jsonSchemaValidator => {
+  const ajv = makeAjv()
+  const sdk = new AjvJsonSchemaValidator(ajv)
+  const compiled = new WeakMap<object, JsonSchemaValidator<unknown>>()
+  return {
+    getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => {
+      const known = compiled.get(schema)
+      if (known !== undefined) return known as JsonSchemaValidator<T>
+      const problem = schemaProblem(schema)
+      if (problem !== undefined) throw new Error(problem)
+      try {
+        const check = sdk.getValidator<T>(schema)
+        compiled.set(schema, check as JsonSchemaValidator<unknown>)
+        return check
+      } finally {
+        ajv.removeSchema(schema)
+      }
+    },
+  }
+}
