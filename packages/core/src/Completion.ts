@@ -130,6 +130,14 @@ export interface Completion {
    * @since 0.2.0
    */
   readonly logprobs?: ReadonlyArray<TokenLogprob> | undefined
+  /**
+   * What the decoder had to read into an answer that the server left unsaid, in a few words
+   * each: a finish reason it inferred, a stream that ended without its last marker. Absent when
+   * there is nothing to say.
+   *
+   * @since 0.2.0
+   */
+  readonly notes?: ReadonlyArray<string> | undefined
 }
 
 /**

@@ -137,3 +137,27 @@ export const isContextOverflow = (reading: Reading): boolean =>
 export const isContentFilter = (reading: Reading): boolean =>
   reading.code === "content_filter" ||
   (reading.code === undefined && reading.type === "content_filter")
+
+/**
+ * Whether an error body tells of a rate limit: code 429 (OpenRouter and llama.cpp repeat the
+ * HTTP status there; OpenRouter sends it inside a stream whose status was 200), or code or type
+ * `rate_limit_exceeded` (OpenAI) or type `rate_limit_error` (Anthropic, through gateways). The
+ * codec asks this of every error in a body. D62.
+ *
+ * @example
+ * ```ts
+ * import { ServerError } from "@svir/openai-codec"
+ *
+ * ServerError.isRateLimit({ words: "Provider returned error", code: 429, type: undefined }) // true
+ * ServerError.isRateLimit({ words: "bad key", code: "invalid_api_key", type: undefined }) // false
+ * ```
+ *
+ * @since 0.2.0
+ * @category guards
+ */
+export const isRateLimit = (reading: Reading): boolean =>
+  reading.code === 429 ||
+  reading.code === "429" ||
+  reading.code === "rate_limit_exceeded" ||
+  reading.type === "rate_limit_exceeded" ||
+  reading.type === "rate_limit_error"

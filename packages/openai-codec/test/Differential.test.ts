@@ -7,13 +7,15 @@ import { expectations, feed, inputBytes, loadCases, optionsFor } from "./support
 /**
  * Cases where openai-node reads the bytes without an error but is wrong, by design of this codec
  * (DECISIONS.md): it merges calls that reuse index 0 (D15), overwrites a name split over pieces
- * (D18), and files a call with no index under `undefined`.
+ * (D18), files a call with no index under `undefined`, and adds content given as typed parts to
+ * the text as `[object Object]` (D59).
  */
 const knownDifferent = new Set([
   "ollama-parallel-index-zero",
   "ollama-parallel-index-zero-one-chunk",
   "ollama-index-zero-reuse-fragments",
   "name-split-over-pieces",
+  "content-not-string",
 ])
 
 const readWithOpenAi = (bytes: Uint8Array) =>

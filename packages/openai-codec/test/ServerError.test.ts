@@ -98,12 +98,25 @@ describe("ServerError", () => {
       { error: { message: "Invalid API key", code: "invalid_api_key" } },
       { error: "model not found" },
       { detail: [{ msg: "field required" }] },
-      { error: { message: "too many requests", type: "rate_limit_error" } },
     ]) {
       const reading = ServerError.read(body)
       assert.isFalse(ServerError.isContextOverflow(reading), JSON.stringify(body))
       assert.isFalse(ServerError.isContentFilter(reading), JSON.stringify(body))
+      assert.isFalse(ServerError.isRateLimit(reading), JSON.stringify(body))
       assert.strictEqual(streamError(body)?.reason._tag, "Server")
     }
+  })
+
+  it("reads a rate limit told in the body: code 429 or the providers' own code and type", () => {
+    for (const body of [
+      { error: { message: "too many requests", type: "rate_limit_error" } },
+      { error: { message: "Rate limit reached", code: "rate_limit_exceeded", type: "requests" } },
+      { error: { message: "Provider returned error", code: 429 } },
+      { error: { message: "slow down", type: "rate_limit_exceeded" } },
+    ]) {
+      assert.isTrue(ServerError.isRateLimit(ServerError.read(body)), JSON.stringify(body))
+      assert.strictEqual(streamError(body)?.reason._tag, "RateLimited")
+    }
+    assert.isFalse(ServerError.isRateLimit(ServerError.read({ error: { code: 500 } })))
   })
 })

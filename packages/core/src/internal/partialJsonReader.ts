@@ -5,7 +5,6 @@
  * date in place rather than built again.
  */
 import { maxDepth } from "../Json.js"
-import { stringEnd } from "./jsonSyntax.js"
 
 /**
  * Sets a key as `JSON.parse` does: an own property, even one named `__proto__`. Assignment is the
@@ -24,8 +23,6 @@ const setKey = (target: Record<string, unknown>, key: string, value: unknown): v
     target[key] = value
   }
 }
-
-const isSpace = (code: number): boolean => code === 32 || code === 10 || code === 13 || code === 9
 
 /** The characters a number or a literal is read as: `[-+.0-9a-zA-Z]`. */
 const isTokenChar = (code: number): boolean =>
@@ -129,10 +126,7 @@ const strictNext = (state: number, code: number): number => {
 const isWholeNumber = (state: number): boolean =>
   state === 2 || state === 3 || state === 5 || state === 8
 
-/** A number as JSON writes it: what `strictNext` ends whole on, for a token read at once. */
-const numberPattern = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/
-
-/** The value of a whole token: a number, `true`, `false` or `null`; `undefined` for another. */
+/** The value of a token read whole: a number, `true`, `false` or `null`; `undefined` for another. */
 const tokenValue = (token: string, whole: boolean): unknown => {
   if (whole) return Number(token)
   switch (token) {
@@ -147,6 +141,51 @@ const tokenValue = (token: string, whole: boolean): unknown => {
   }
 }
 
+/**
+ * The value of the token at `start` to `end` of `text`, read where it stands: a number as JSON
+ * writes it, `true`, `false` or `null`; `undefined` for another. The character at `end` is not
+ * one a token is read as, so reading it ends each run of digits without a bound check. An integer
+ * of up to 15 digits is added up as it is read, exactly: no text is cut out for it.
+ */
+const wholeTokenValue = (text: string, start: number, end: number): unknown => {
+  const first = text.charCodeAt(start)
+  const length = end - start
+  switch (first) {
+    case 116 /* t */:
+      return length === 4 && text.startsWith("true", start) ? true : undefined
+    case 102 /* f */:
+      return length === 5 && text.startsWith("false", start) ? false : undefined
+    case 110 /* n */:
+      return length === 4 && text.startsWith("null", start) ? null : undefined
+  }
+  let i = first === 45 /* - */ ? start + 1 : start
+  let code = text.charCodeAt(i)
+  let integer = 0
+  if (code === 48 /* 0 */) {
+    code = text.charCodeAt(++i)
+  } else if (isDigit(code)) {
+    do {
+      integer = integer * 10 + code - 48
+      code = text.charCodeAt(++i)
+    } while (isDigit(code))
+  } else {
+    return undefined
+  }
+  if (i === end && length <= 15) return first === 45 ? -integer : integer
+  if (code === 46 /* . */) {
+    code = text.charCodeAt(++i)
+    if (!isDigit(code)) return undefined
+    while (isDigit(code)) code = text.charCodeAt(++i)
+  }
+  if (isE(code)) {
+    code = text.charCodeAt(++i)
+    if (isSign(code)) code = text.charCodeAt(++i)
+    if (!isDigit(code)) return undefined
+    while (isDigit(code)) code = text.charCodeAt(++i)
+  }
+  return i === end ? Number(text.slice(start, end)) : undefined
+}
+
 const literals = ["true", "false", "null"]
 
 /** `indexOf`'s answer, with the text's length for none. */
@@ -155,42 +194,6 @@ const found = (at: number, length: number): number => (at === -1 ? length : at)
 /** A character JSON refuses in a string, searched from `lastIndex`. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: JSON refuses raw control characters
 const controlCharacter = /[\u0000-\u001f]/g
-
-/** A whole JSON value, decoded; `undefined` when it is not JSON. */
-const decode = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * Where each container that opens in `text` from `from` on closes in it, counting brackets
- * outside strings, with how deep it nests (capped at 255): `close * 256 + depth`, by where it
- * opens. One pass, so that each container of a piece finds its end without reading it again.
- */
-const matchBrackets = (text: string, from: number): Map<number, number> => {
-  const closes = new Map<number, number>()
-  const opens: Array<number> = []
-  const depths: Array<number> = []
-  const length = text.length
-  for (let i = from; i < length; i++) {
-    const code = text.charCodeAt(i)
-    if (code === 34 /* " */) {
-      i = stringEnd(text, i)
-    } else if (code === 123 /* { */ || code === 91 /* [ */) {
-      opens.push(i)
-      depths.push(1)
-    } else if ((code === 125 || code === 93) /* } ] */ && opens.length > 0) {
-      const depth = depths.pop()!
-      closes.set(opens.pop()!, i * 256 + Math.min(depth, 255))
-      const outer = depths.length - 1
-      if (outer >= 0 && depths[outer]! <= depth) depths[outer] = depth + 1
-    }
-  }
-  return closes
-}
 
 /**
  * More significant digits than any double needs: past 767 of them, only whether one of the rest
@@ -201,11 +204,23 @@ const keptDigits = 800
 /** The exponent stops growing here: no number of digits can bring it back to a finite double. */
 const exponentCap = 1e12
 
-/** What the reader is in the middle of when a piece ends: a string (a value or a key), a token. */
-type Within = "nothing" | "value" | "key" | "token"
+/** Slots of the cache of keys: the keys of an answer's records are few, and come again. */
+const keySlots = 256
 
-/** What the reader expects next, outside strings and tokens. */
-type Expect = "value" | "key" | "colon" | "after"
+// What the reader expects next, outside strings and tokens. The first value of an array and the
+// first key of an object are their own states, because only there may the container close.
+const expectValue = 0
+const expectFirstValue = 1
+const expectKey = 2
+const expectFirstKey = 3
+const expectColon = 4
+const expectAfter = 5
+
+// What the reader is in the middle of when a piece ends: a string (a value or a key), a token.
+const withinNothing = 0
+const withinValue = 1
+const withinKey = 2
+const withinToken = 3
 
 /**
  * Reads a JSON text piece by piece; `push` gives the value so far, what `PartialJson.parse`
@@ -214,17 +229,32 @@ type Expect = "value" | "key" | "colon" | "after"
 export class Reader {
   /** The open containers, outermost first, and for each object the key whose value comes next. */
   private readonly stack: Array<Array<unknown> | Record<string, unknown>> = []
-  private readonly keys: Array<string | undefined> = []
+  private readonly keys: Array<string> = []
+  /** The innermost open container, and whether it is an array. */
+  private top: Array<unknown> | Record<string, unknown> | undefined = undefined
+  private topIsArray = false
+  /**
+   * How many of the open containers were open before this piece. An array opened in this piece
+   * is not yet shown, so its items are kept in `items` (from `bases` at its depth, -1 for the
+   * others) and it is made at once when it closes or the piece ends: the length `JSON.parse`
+   * gives it, rather than the room that pushing item by item grows it to.
+   */
+  private settled = 0
+  private readonly items: Array<unknown> = []
+  private readonly bases: Array<number> = []
+  private topBase = -1
   private root: unknown = undefined
   private done = false
   private failed = false
-  private expect: Expect = "value"
-  private within: Within = "nothing"
-  /** Pieces of the string or token in progress that came before the current piece's text. */
-  private pieces: Array<string> = []
-  /** The string in progress as placed so far, whether it is placed yet, and its key in an object. */
+  private expect = expectValue
+  private within = withinNothing
+  /**
+   * The string in progress (a value or a key), decoded as far as earlier pieces took it; for a
+   * value, how long it was when last put, and its key in an object.
+   */
   private string = ""
   private placed = false
+  private putLength = 0
   private stringKey = ""
   /**
    * Where in the current piece the next quote, backslash and control character are at or after
@@ -234,11 +264,11 @@ export class Reader {
   private quoteAt = -1
   private backslashAt = -1
   private controlAt = -1
-  /** An escape in progress: 0 none, 1 after the backslash, 2 to 5 after `\u` and that many - 2 hex digits. */
+  /** An escape cut by a piece's end: 0 none, 1 after the backslash, 2 to 5 after `\u` and that many - 2 hex digits. */
   private escape = 0
   private hex = 0
-  /** The token in progress: its length and where it stands as a number (`looseNext`, `strictNext`). */
-  private tokenLength = 0
+  /** A token cut by a piece's end: its text so far, and where it stands as a number (`looseNext`, `strictNext`). */
+  private token = ""
   private loose = 0
   private strict = 0
   /** A number alone, kept small so that its value at each piece costs no more than the piece. */
@@ -250,8 +280,11 @@ export class Reader {
   private exponentNegative = false
   private exponent = 0
   private changedLast = false
-  /** Where the containers that open in the current piece close in it (`matchBrackets`). */
-  private closes: Map<number, number> | undefined = undefined
+  /**
+   * Keys seen, by a slot of their length and first and last characters: a key that comes again
+   * is the same string, compared where it stands rather than cut out of the piece anew.
+   */
+  private readonly keyCache: Array<string> = new Array<string>(keySlots).fill("")
 
   /** Whether the last push may have changed the value; false when it is the same as before. */
   get changed(): boolean {
@@ -270,7 +303,7 @@ export class Reader {
 
   private value(): unknown {
     if (this.failed) return undefined
-    if (this.within === "token" && this.stack.length === 0) return this.aloneValue()
+    if (this.within === withinToken && this.stack.length === 0) return this.aloneValue()
     return this.root
   }
 
@@ -278,155 +311,186 @@ export class Reader {
     this.failed = true
     this.stack.length = 0
     this.keys.length = 0
-    this.pieces = []
+    this.items.length = 0
+    this.bases.length = 0
+    this.top = undefined
+    this.string = ""
+    this.token = ""
     this.root = undefined
   }
 
   private read(text: string): void {
     const length = text.length
-    this.closes = undefined
     this.quoteAt = -1
     this.backslashAt = -1
     this.controlAt = -1
+    this.settled = this.stack.length
     let i = 0
+    if (this.within === withinToken) i = this.readToken(text, 0)
+    else if (this.within !== withinNothing) i = this.readString(text, 0)
     while (i < length && !this.failed) {
-      if (this.within === "value" || this.within === "key") {
-        i = this.readString(text, i)
-        continue
-      }
-      if (this.within === "token") {
-        i = this.readToken(text, i)
-        continue
-      }
       const code = text.charCodeAt(i)
-      if (isSpace(code)) {
+      if (code === 32 || code === 10 || code === 13 || code === 9) {
         i++
         continue
       }
-      if (!this.done && this.expect === "value") {
-        if (isTokenChar(code)) {
-          this.startToken()
-          continue
-        }
-        if (code === 123 /* { */ || code === 91 /* [ */) {
-          const end = this.readWholeContainer(text, i)
-          if (end !== -1) {
-            i = end
-            continue
-          }
-        }
-      }
-      if (this.done || !this.readSyntax(code)) {
+      if (this.done) {
         this.fail()
         return
       }
-      i++
+      switch (this.expect) {
+        case expectAfter:
+          if (code === 44 /* , */) {
+            this.expect = this.topIsArray ? expectValue : expectKey
+          } else if (code === (this.topIsArray ? 93 /* ] */ : 125) /* } */) {
+            this.close()
+          } else {
+            this.fail()
+            return
+          }
+          i++
+          continue
+        case expectColon:
+          if (code !== 58 /* : */) {
+            this.fail()
+            return
+          }
+          this.expect = expectValue
+          i++
+          continue
+        case expectKey:
+        case expectFirstKey:
+          if (code === 34 /* " */) {
+            this.within = withinKey
+            this.string = ""
+            i = this.readString(text, i + 1)
+          } else if (code === 125 /* } */ && this.expect === expectFirstKey) {
+            this.close()
+            i++
+          } else {
+            this.fail()
+            return
+          }
+          continue
+        default:
+          if (code === 34 /* " */) {
+            this.within = withinValue
+            this.string = ""
+            this.placed = false
+            this.stringKey = this.topIsArray ? "" : this.keys[this.keys.length - 1]!
+            i = this.readString(text, i + 1)
+          } else if (isTokenChar(code)) {
+            i = this.readToken(text, i)
+          } else if (code === 123 /* { */ || code === 91 /* [ */) {
+            if (!this.open(code === 91)) return
+            i++
+          } else if (code === 93 /* ] */ && this.expect === expectFirstValue) {
+            this.close()
+            i++
+          } else {
+            this.fail()
+            return
+          }
+      }
     }
     if (this.failed) return
-    if (this.within === "value") this.putString(this.takeString(""))
-    if (this.within === "token" && !this.canGrow()) this.fail()
+    if (this.within === withinToken && !this.canGrow()) this.fail()
+    else if (this.settled < this.stack.length) this.settle()
   }
 
-  /** Reads one character outside strings and tokens; false if JSON has none there. */
-  private readSyntax(code: number): boolean {
+  /** Opens an array or an object where a value starts; false (failed) past `maxDepth`. */
+  private open(isArray: boolean): boolean {
     const stack = this.stack
-    const top = stack[stack.length - 1]
-    const inObject = top !== undefined && !Array.isArray(top)
-    switch (this.expect) {
-      case "key":
-        if (code === 125 /* } */ && inObject && Object.keys(top).length === 0) {
-          this.close()
-          return true
-        }
-        if (code !== 34 /* " */ || !inObject) return false
-        this.startString("key")
-        return true
-      case "colon":
-        if (code !== 58 /* : */) return false
-        this.expect = "value"
-        return true
-      case "after":
-        if (code === 44 /* , */) {
-          this.expect = inObject ? "key" : "value"
-          return true
-        }
-        if ((code === 93 /* ] */ && Array.isArray(top)) || (code === 125 /* } */ && inObject)) {
-          this.close()
-          return true
-        }
-        return false
-      case "value":
-        if (code === 93 /* ] */ && Array.isArray(top) && top.length === 0) {
-          this.close()
-          return true
-        }
-        if (code === 123 /* { */ || code === 91 /* [ */) {
-          if (stack.length >= maxDepth) return false
-          const container = code === 123 ? {} : []
-          this.place(container)
-          this.done = false
-          stack.push(container)
-          this.keys.push(undefined)
-          this.expect = code === 123 ? "key" : "value"
-          return true
-        }
-        if (code !== 34 /* " */) return false
-        this.startString("value")
-        return true
-    }
-  }
-
-  /**
-   * Reads a container that opens at `open` and closes in the same piece at once, with
-   * `JSON.parse`: what it gives for a whole value is what reading it character by character
-   * gives, and when it fails, so would that (the brackets match, so the text is not the start of
-   * JSON). -1 when the container does not close in the piece.
-   */
-  private readWholeContainer(text: string, open: number): number {
-    this.closes ??= matchBrackets(text, open)
-    const found = this.closes.get(open)
-    if (found === undefined) return -1
-    const close = Math.floor(found / 256)
-    const value =
-      this.stack.length + (found % 256) > maxDepth ? undefined : decode(text.slice(open, close + 1))
-    if (value === undefined) {
+    if (stack.length >= maxDepth) {
       this.fail()
-      return text.length
+      return false
     }
-    this.place(value)
-    this.expect = "after"
-    return close + 1
+    const container = isArray ? [] : {}
+    this.place(container)
+    this.done = false
+    stack.push(container)
+    this.keys.push("")
+    const base = isArray ? this.items.length : -1
+    this.bases.push(base)
+    this.top = container
+    this.topIsArray = isArray
+    this.topBase = base
+    this.expect = isArray ? expectFirstValue : expectFirstKey
+    return true
   }
 
   private close(): void {
-    this.stack.pop()
+    const stack = this.stack
+    stack.pop()
     this.keys.pop()
-    this.expect = "after"
-    if (this.stack.length === 0) this.done = true
+    const base = this.bases.pop()!
+    const depth = stack.length
+    if (base >= 0 && this.items.length > base) {
+      // An array opened in this piece: made at once from its items.
+      const array = this.items.slice(base)
+      this.items.length = base
+      this.putLast(depth, array)
+    }
+    if (depth < this.settled) this.settled = depth
+    const top = stack[depth - 1]
+    this.top = top
+    this.topIsArray = Array.isArray(top)
+    this.topBase = depth === 0 ? -1 : this.bases[depth - 1]!
+    this.expect = expectAfter
+    if (top === undefined) this.done = true
+  }
+
+  /**
+   * Makes the arrays opened in this piece and still open, from their items, so that the value
+   * shows them; from then on they grow in place. Innermost first: each goes into the items of
+   * the one around it.
+   */
+  private settle(): void {
+    const stack = this.stack
+    const bases = this.bases
+    for (let depth = stack.length - 1; depth >= this.settled; depth--) {
+      const base = bases[depth]!
+      if (base < 0) continue
+      if (this.items.length > base) {
+        const array = this.items.slice(base)
+        this.items.length = base
+        this.putLast(depth, array)
+        stack[depth] = array
+      }
+      bases[depth] = -1
+    }
+    this.settled = stack.length
+    this.top = stack[stack.length - 1]
+    this.topBase = -1
+  }
+
+  /** Puts `value` in place of the last value put in the container at `depth - 1`, or the root. */
+  private putLast(depth: number, value: unknown): void {
+    const top = this.stack[depth - 1]
+    if (top === undefined) {
+      this.root = value
+    } else if (Array.isArray(top)) {
+      const items = this.bases[depth - 1]! >= 0 ? this.items : top
+      items[items.length - 1] = value
+    } else {
+      // The key is an own property by now: assigning it sets that, even for `__proto__`.
+      top[this.keys[depth - 1]!] = value
+    }
   }
 
   /** Puts a value that has begun in the container that is open, or at the root. */
   private place(value: unknown): void {
     this.changedLast = true
-    const depth = this.stack.length
-    const top = this.stack[depth - 1]
+    const top = this.top
     if (top === undefined) {
       this.root = value
       this.done = true
-    } else if (Array.isArray(top)) {
-      top.push(value)
+    } else if (this.topIsArray) {
+      if (this.topBase >= 0) this.items.push(value)
+      else (top as Array<unknown>).push(value)
     } else {
-      setKey(top, this.keys[depth - 1]!, value)
-      this.keys[depth - 1] = undefined
+      setKey(top as Record<string, unknown>, this.keys[this.keys.length - 1]!, value)
     }
-  }
-
-  private startString(within: "value" | "key"): void {
-    this.within = within
-    this.string = ""
-    this.placed = false
-    this.escape = 0
-    if (within === "value") this.stringKey = this.keys[this.keys.length - 1] ?? ""
   }
 
   /**
@@ -436,65 +500,149 @@ export class Reader {
   private putString(string: string): void {
     if (!this.placed) {
       this.placed = true
-      this.string = string
+      this.putLength = string.length
       this.place(string)
       return
     }
-    if (string.length === this.string.length) return
-    this.string = string
+    if (string.length === this.putLength) return
+    this.putLength = string.length
     this.changedLast = true
-    const top = this.stack[this.stack.length - 1]
-    if (top === undefined) this.root = string
-    else if (Array.isArray(top)) top[top.length - 1] = string
+    const top = this.top
+    if (top === undefined) {
+      this.root = string
+    } else if (this.topIsArray) {
+      const items = this.topBase >= 0 ? this.items : (top as Array<unknown>)
+      items[items.length - 1] = string
+    }
     // The key is an own property by now: assigning it sets that, even for `__proto__`.
-    else top[this.stringKey] = string
-  }
-
-  /** The string in progress so far: what earlier pieces gave, then `tail` from this one. */
-  private takeString(tail: string): string {
-    if (this.pieces.length === 0) return this.string === "" ? tail : this.string + tail
-    return this.string + this.takePieces() + tail
-  }
-
-  private takePieces(): string {
-    const pieces = this.pieces
-    this.pieces = []
-    return pieces.length === 1 ? pieces[0]! : pieces.join("")
+    else (top as Record<string, unknown>)[this.stringKey] = string
   }
 
   /**
-   * Reads a string's characters from `start`, up to its closing quote or the piece's end: the
-   * text between escapes is found with `indexOf`, as the engine's own `JSON.parse` does.
+   * Reads a string's characters from `start`, up to its closing quote or the piece's end. The
+   * quotes and backslashes are found with `indexOf`; the text between is taken whole, a run
+   * without escapes cut out as it is and one with escapes decoded by the engine at once.
    */
   private readString(text: string, start: number): number {
     const length = text.length
-    let i = this.escape === 0 ? start : this.readEscape(text, start)
-    while (i < length) {
+    // Whether the string opened in this piece, just before `start`.
+    const opened = start > 0
+    let i = start
+    if (this.escape !== 0) {
+      i = this.readEscape(text, i)
+      if (this.failed) return length
+      if (this.escape !== 0) {
+        if (this.within === withinValue) this.putString(this.string)
+        return length
+      }
+    }
+    const from = i
+    // The text decoded so far between `from` and `run`, where the run not yet taken begins.
+    let decoded = ""
+    let run = i
+    let end = length
+    let closed = false
+    for (;;) {
       if (this.quoteAt < i) this.quoteAt = found(text.indexOf('"', i), length)
       if (this.backslashAt < i) this.backslashAt = found(text.indexOf("\\", i), length)
-      if (this.controlAt < i) {
-        controlCharacter.lastIndex = i
-        this.controlAt = controlCharacter.test(text) ? controlCharacter.lastIndex - 1 : length
+      const quote = this.quoteAt
+      const backslash = this.backslashAt
+      if (quote < backslash) {
+        end = quote
+        closed = true
+        break
       }
-      const stop = Math.min(this.quoteAt, this.backslashAt)
-      if (this.controlAt < stop) {
+      if (backslash === length) break
+      const letter = backslash + 1
+      if (letter === length) {
+        this.escape = 1
+        end = backslash
+        break
+      }
+      const code = text.charCodeAt(letter)
+      if (code === 34 /* " */ || code === 92 /* \\ */ || code === 47 /* / */) {
+        // The escape stands for its letter: the run goes on from there.
+        decoded += text.slice(run, backslash)
+        run = letter
+        i = letter + 1
+        continue
+      }
+      if (code !== 117 /* u */) {
+        const char = simpleEscapes[code]
+        if (char === undefined) {
+          this.fail()
+          return length
+        }
+        decoded += text.slice(run, backslash) + char
+        run = letter + 1
+        i = run
+        continue
+      }
+      if (letter + 4 >= length) {
+        // A `\u` escape cut by the piece's end: the hex digits it has so far must be hex.
+        this.escape = 2
+        this.hex = 0
+        end = backslash
+        this.readEscape(text, letter + 1)
+        if (this.failed) return length
+        break
+      }
+      const unit =
+        (hexDigit(text.charCodeAt(letter + 1)) << 12) |
+        (hexDigit(text.charCodeAt(letter + 2)) << 8) |
+        (hexDigit(text.charCodeAt(letter + 3)) << 4) |
+        hexDigit(text.charCodeAt(letter + 4))
+      if (unit < 0) {
         this.fail()
         return length
       }
-      const run = text.slice(i, stop)
-      if (stop === length) {
-        if (run !== "") this.pieces.push(run)
-        return length
-      }
-      if (stop === this.quoteAt) {
-        this.endString(this.takeString(run))
-        return stop + 1
-      }
-      if (run !== "") this.pieces.push(run)
-      this.escape = 1
-      i = this.readEscape(text, stop + 1)
+      decoded += text.slice(run, backslash) + String.fromCharCode(unit)
+      run = letter + 5
+      i = run
     }
-    return length
+    if (this.controlAt < from) {
+      controlCharacter.lastIndex = from
+      this.controlAt = controlCharacter.test(text) ? controlCharacter.lastIndex - 1 : length
+    }
+    if (this.controlAt < end) {
+      this.fail()
+      return length
+    }
+    const part =
+      run !== from
+        ? decoded + text.slice(run, end)
+        : opened && closed && this.within === withinKey
+          ? this.keyAt(text, from, end)
+          : text.slice(from, end)
+    const string = this.string === "" ? part : part === "" ? this.string : this.string + part
+    if (!closed) {
+      this.string = string
+      if (this.within === withinValue) this.putString(string)
+      return length
+    }
+    if (this.within === withinKey) {
+      this.keys[this.keys.length - 1] = string
+      this.expect = expectColon
+    } else {
+      this.putString(string)
+      this.expect = expectAfter
+    }
+    this.within = withinNothing
+    this.string = ""
+    return end + 1
+  }
+
+  /** A key read whole in the piece: the same string as the last key like it, if it is that key. */
+  private keyAt(text: string, start: number, end: number): string {
+    const length = end - start
+    if (length === 0) return ""
+    const slot =
+      (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1)) & (keySlots - 1)
+    const cached = this.keyCache[slot]!
+    if (cached.length === length && text.startsWith(cached, start)) return cached
+    const key = text.slice(start, end)
+    this.keyCache[slot] = key
+    return key
   }
 
   /** Reads what comes of an escape from `start`, until it is whole or the piece ends. */
@@ -515,7 +663,7 @@ export class Reader {
           this.fail()
           return length
         }
-        this.pieces.push(char)
+        this.string += char
         this.escape = 0
         continue
       }
@@ -526,7 +674,7 @@ export class Reader {
       }
       this.hex = this.hex * 16 + digit
       if (this.escape === 5) {
-        this.pieces.push(String.fromCharCode(this.hex))
+        this.string += String.fromCharCode(this.hex)
         this.escape = 0
       } else {
         this.escape++
@@ -535,20 +683,36 @@ export class Reader {
     return i
   }
 
-  private endString(string: string): void {
-    if (this.within === "key") {
-      this.keys[this.keys.length - 1] = string
-      this.expect = "colon"
-    } else {
-      this.putString(string)
-      this.expect = "after"
+  /** Reads a number's or a literal's characters from `start`, up to its end or the piece's. */
+  private readToken(text: string, start: number): number {
+    const length = text.length
+    let i = start
+    while (i < length && isTokenChar(text.charCodeAt(i))) i++
+    if (this.within !== withinToken) {
+      if (i < length) return this.endToken(wholeTokenValue(text, start, i), i)
+      this.startToken()
     }
-    this.within = "nothing"
+    // Cut by a piece's end: read character by character, from where the last piece left it.
+    let loose = this.loose
+    let strict = this.strict
+    for (let at = start; at < i; at++) {
+      const code = text.charCodeAt(at)
+      loose = looseNext(loose, code)
+      strict = strictNext(strict, code)
+      if (this.alone) this.keepDigit(strict, code)
+    }
+    this.loose = loose
+    this.strict = strict
+    if (i > start) this.token += text.slice(start, i)
+    if (i === length) return i
+    const token = this.token
+    this.token = ""
+    return this.endToken(tokenValue(token, isWholeNumber(strict)), i)
   }
 
   private startToken(): void {
-    this.within = "token"
-    this.tokenLength = 0
+    this.within = withinToken
+    this.token = ""
     this.loose = 0
     this.strict = 0
     this.alone = this.stack.length === 0
@@ -562,53 +726,25 @@ export class Reader {
     }
   }
 
-  /** Reads a number's or a literal's characters from `start`, up to its end or the piece's. */
-  private readToken(text: string, start: number): number {
-    const length = text.length
-    let i = start
-    while (i < length && isTokenChar(text.charCodeAt(i))) i++
-    if (i < length && this.tokenLength === 0) {
-      // The whole token is in this piece: read at once.
-      const token = text.slice(start, i)
-      return this.endToken(tokenValue(token, numberPattern.test(token)), i)
-    }
-    // Cut by a piece's end: read character by character, from where the last piece left it.
-    let loose = this.loose
-    let strict = this.strict
-    for (let at = start; at < i; at++) {
-      const code = text.charCodeAt(at)
-      loose = looseNext(loose, code)
-      strict = strictNext(strict, code)
-      if (this.alone) this.keepDigit(strict, code)
-    }
-    this.loose = loose
-    this.strict = strict
-    if (i > start) {
-      this.pieces.push(text.slice(start, i))
-      this.tokenLength += i - start
-    }
-    if (i === length) return i
-    return this.endToken(tokenValue(this.takePieces(), isWholeNumber(strict)), i)
-  }
-
   private endToken(value: unknown, end: number): number {
-    this.within = "nothing"
+    this.within = withinNothing
     if (value === undefined) {
       this.fail()
       return end
     }
     this.place(value)
-    this.expect = "after"
+    this.expect = expectAfter
     return end
   }
 
   /** Whether the token cut by the piece's end can still become a number or a literal. */
   private canGrow(): boolean {
     if (this.loose !== 8) return true
-    if (this.tokenLength > 5) return false
-    const token = this.pieces.join("")
+    const token = this.token
+    if (token.length > 5) return false
     return literals.some((literal) => literal.startsWith(token))
   }
+
   /**
    * Keeps a number alone as its sign, its first significant digits (and whether a later one is
    * not 0), where its point falls, and its exponent: enough for its value, in bounded space.
@@ -648,6 +784,6 @@ export class Reader {
         `${this.negative ? "-" : ""}0.${this.digits}${this.sticky ? "1" : ""}e${exponent}`,
       )
     }
-    return this.tokenLength > 5 ? undefined : tokenValue(this.pieces.join(""), false)
+    return this.token.length > 5 ? undefined : tokenValue(this.token, false)
   }
 }

@@ -1,6 +1,7 @@
 import type { ToolCall } from "@svir/core"
 import { type Completion, Event, Json, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
+import { type PartPiece, readContentParts, reasoningDetailsText } from "./contentParts.js"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 import { makeThinkSplitter, type ThinkPiece, type ThinkSplitter } from "./think.js"
@@ -116,7 +117,7 @@ export const promptFiltered = (reports: unknown): boolean =>
   reports.some((report) => Json.isObject(report) && isFiltered(report.content_filter_results))
 
 /** Why a `usage` object cannot be read (D30, D51). */
-export type UnreadableUsage = "not an object" | "incomplete" | "bad count" | "bad detail"
+export type UnreadableUsage = "not an object" | "empty" | "incomplete" | "bad count" | "bad detail"
 
 /** D51: each detail of a usage, where it is on the wire: its group and its key. */
 const usageDetails = [
@@ -144,14 +145,19 @@ export const readUsage = (usage: unknown, lenient: boolean): Completion.Usage | 
   if (!Json.isObject(usage)) return "not an object"
   const input = usage.prompt_tokens
   const output = usage.completion_tokens
-  if (typeof input !== "number" || typeof output !== "number") return "incomplete"
+  if (typeof input !== "number" || typeof output !== "number") {
+    // D61: `usage: {}` (a relay's empty usage on a content chunk) counts nothing and says nothing.
+    for (const key in usage) if (usage[key] !== null) return "incomplete"
+    return "empty"
+  }
   if (!isCount(input) || !isCount(output)) return "bad count"
   const sent = usage.total_tokens
   const sound = sent === undefined || sent === null || isCount(sent)
   if (!sound && !lenient) return "bad count"
   const total = isCount(sent) ? sent : input + output
   const read: Mutable<Completion.Usage> = { input, output, total }
-  const cacheHits = usage.prompt_cache_hit_tokens
+  // D61: DeepSeek's `prompt_cache_hit_tokens`, Moonshot's top-level `cached_tokens`.
+  const cacheHits = usage.prompt_cache_hit_tokens ?? usage.cached_tokens
   // D47: most usages have no details (vLLM by default, llama.cpp before #19361).
   if (
     usage.prompt_tokens_details == null &&
@@ -176,6 +182,17 @@ export const readUsage = (usage: unknown, lenient: boolean): Completion.Usage | 
     if (isCount(cacheHits)) read.cachedInput = cacheHits
     else if (!lenient) return "bad detail"
   }
+  // D61: xAI counts reasoning beside `completion_tokens`, not in it (completion 1, reasoning 228,
+  // total 241 with 12 of input); `output` holds the reasoning, as `Completion.Usage` says.
+  const reasoning = read.reasoning
+  if (
+    reasoning !== undefined &&
+    reasoning > 0 &&
+    (reasoning > output || (isCount(sent) && sent === input + output + reasoning))
+  ) {
+    read.output = output + reasoning
+    if (!isCount(sent)) read.total = input + read.output
+  }
   return read
 }
 
@@ -199,6 +216,8 @@ export const unreadableUsage = (read: UnreadableUsage): SvirError.SvirError => {
       )
     case "not an object":
       return notChatCompletions("a usage that is not an object")
+    case "empty":
+      return notChatCompletions("an empty usage")
   }
 }
 
@@ -322,6 +341,28 @@ const isDeltaKey = (key: string): boolean => {
   }
 }
 
+/**
+ * D58: the delta keys the codec does not read that hold a part of the answer: spoken audio and
+ * a call in the form that came before `tool_calls`. Any other such key (`index` beside the
+ * content, annotations, a server's own details) says nothing the answer needs.
+ */
+const carriesAnswer = (key: string): boolean => key === "audio" || key === "function_call"
+
+/** D59: content the codec cannot read, in either mode: dropping it would leave a partial answer. */
+export const unreadableContent = (problem: string): SvirError.SvirError =>
+  SvirError.make("Unsupported", `the server sent ${problem}`)
+
+/** Whether a call's arguments are one whole JSON value, or blank (D3). */
+const wholeArguments = (text: string): boolean =>
+  text.trim() === "" || Result.isSuccess(Json.parse(text))
+
+/** The texts of one kind of parts, joined. */
+export const joined = (parts: ReadonlyArray<PartPiece>, kind: PartPiece["kind"]): string => {
+  let text = ""
+  for (const part of parts) if (part.kind === kind) text += part.text
+  return text
+}
+
 /** D13: reasoning by source, each source's pieces in arrival order, sources in first appearance. */
 export class ReasoningBySource {
   readonly all: Array<string> = []
@@ -394,6 +435,8 @@ export class Assembly {
   private model: string | undefined
   /** D16: the index of the choice read; lenient mode takes the first one seen. */
   private choiceIndex: number | undefined
+  /** Lenient mode skipped a piece of another choice (D16). */
+  private skippedChoice = false
   private readonly text = new Pieces()
   /** Whether the content said anything, `<think>` reasoning included (D14). */
   private sawContent = false
@@ -434,12 +477,9 @@ export class Assembly {
    */
   private sameAnswer(body: JsonObject): SvirError.SvirError | undefined {
     const id = body.id
-    if (typeof id === "string" && id !== "") {
-      if (this.id === undefined) this.id = id
-      else if (id !== this.id && !this.options.lenient) {
-        return SvirError.make("Protocol", "the chunk id changed in the middle of the answer")
-      }
-    }
+    // D63: the first id is the answer's; Groq's compound systems give each step's chunks an id of
+    // their own, so a change says nothing of whose answer it is.
+    if (typeof id === "string" && id !== "" && this.id === undefined) this.id = id
     const model = body.model
     if (typeof model === "string" && model !== "") {
       if (this.model === undefined) this.model = model
@@ -456,7 +496,8 @@ export class Assembly {
     if (ServerError.isErrorBody(body)) return ServerError.fromBody(body, "in the stream")
     const changed = this.sameAnswer(body)
     if (changed !== undefined) return changed
-    const usage = body.usage
+    // D61: Groq puts the usage of a stream under `x_groq`.
+    const usage = body.usage ?? (Json.isObject(body.x_groq) ? body.x_groq.usage : undefined)
     const hasUsage = usage !== undefined && usage !== null
     if (hasUsage) {
       const error = this.usageOf(usage)
@@ -483,17 +524,15 @@ export class Assembly {
     return undefined
   }
 
-  /** D30: usage comes once, with both counts; lenient mode keeps the last it can read. */
+  /**
+   * D30, D57: usage has both counts; a later usage replaces an earlier one (Perplexity sends the
+   * counts so far on every chunk).
+   */
   private usageOf(usage: unknown): SvirError.SvirError | undefined {
     const read = readUsage(usage, this.options.lenient)
+    if (read === "empty") return undefined
     // Lenient mode skips the usage only: the rest of the chunk can hold calls.
     if (typeof read === "string") return this.options.lenient ? undefined : unreadableUsage(read)
-    if (this.usage !== undefined && !this.options.lenient) {
-      return SvirError.make(
-        "Protocol",
-        "the server sent the usage twice (lenient mode keeps the last)",
-      )
-    }
     this.usage = read
     return undefined
   }
@@ -520,6 +559,7 @@ export class Assembly {
       } else if (this.choiceIndex === undefined) {
         this.choiceIndex = index
       } else if (index !== this.choiceIndex) {
+        this.skippedChoice = true
         return undefined
       }
     }
@@ -533,6 +573,11 @@ export class Assembly {
       const error = Json.isObject(delta)
         ? this.delta(delta, out)
         : this.unknownShape("a delta that is not an object")
+      if (error !== undefined) return error
+    }
+    // D61: Moonshot puts the usage of a stream inside the choice that finishes.
+    if (choice.usage !== undefined && choice.usage !== null) {
+      const error = this.usageOf(choice.usage)
       if (error !== undefined) return error
     }
     const logprobs = choice.logprobs
@@ -581,33 +626,42 @@ export class Assembly {
 
   private delta(delta: JsonObject, out: Array<Event.Event>): SvirError.SvirError | undefined {
     for (const key in delta) {
-      if (!isDeltaKey(key) && delta[key] !== null && !this.options.lenient) {
-        // D30: strict mode does not drop a part of the answer it cannot read without a word.
+      if (!isDeltaKey(key) && delta[key] !== null && carriesAnswer(key)) {
+        // D58: no mode drops a part of the answer it cannot read; other keys say nothing of it.
         return SvirError.make(
           "Unsupported",
-          "the server sent a delta key this codec does not read",
-          {
-            serverMessage: key,
-          },
+          "the server sent a part of the answer this codec does not read",
+          { serverMessage: key },
         )
       }
     }
-    const content = this.stringOf(delta.content, "content")
+    // D59: content may come as typed parts, read in their order below.
+    const parts = Array.isArray(delta.content) ? readContentParts(delta.content) : undefined
+    if (typeof parts === "string") return unreadableContent(parts)
+    const content =
+      parts === undefined ? this.stringOf(delta.content, "content") : joined(parts, "text")
     if (typeof content !== "string") return content
-    const refusal = this.stringOf(delta.refusal, "a refusal")
-    if (typeof refusal !== "string") return refusal
+    const ownRefusal = this.stringOf(delta.refusal, "a refusal")
+    if (typeof ownRefusal !== "string") return ownRefusal
+    const refusal = parts === undefined ? ownRefusal : ownRefusal + joined(parts, "refusal")
     const reasoningContent = this.stringOf(delta.reasoning_content, "reasoning")
     if (typeof reasoningContent !== "string") return reasoningContent
-    const reasoning = this.stringOf(delta.reasoning, "reasoning")
-    if (typeof reasoning !== "string") return reasoning
+    const ownReasoning = this.stringOf(delta.reasoning, "reasoning")
+    if (typeof ownReasoning !== "string") return ownReasoning
+    const reasoning =
+      ownReasoning === "" && reasoningContent === "" && delta.reasoning_details != null
+        ? reasoningDetailsText(delta.reasoning_details)
+        : ownReasoning
     const toolCalls = delta.tool_calls
     const hasCalls = toolCalls !== undefined && toolCalls !== null
     // D27: a call the decoder cannot read is an error in both modes; skipping it would lose it.
     if (hasCalls && !Array.isArray(toolCalls)) {
       return notChatCompletions("tool_calls that are not an array")
     }
+    const thinking = parts === undefined ? "" : joined(parts, "reasoning")
     const saysSomething =
       content !== "" ||
+      thinking !== "" ||
       refusal !== "" ||
       reasoningContent !== "" ||
       reasoning !== "" ||
@@ -626,7 +680,14 @@ export class Assembly {
       // D14: the server contradicts itself about what the answer is.
       return SvirError.make("Protocol", "the server sent both a refusal and an answer")
     }
-    if (content !== "") this.content(content, out)
+    if (parts !== undefined) {
+      for (const piece of parts) {
+        if (piece.kind === "text" && piece.text !== "") this.content(piece.text, out)
+        else if (piece.kind === "reasoning" && piece.text !== "") {
+          this.addReasoning("thinking", piece.text, out)
+        }
+      }
+    } else if (content !== "") this.content(content, out)
     if (reasoningContent !== "" || reasoning !== "") {
       for (const [source, text] of reasoningPieces(reasoningContent, reasoning)) {
         this.addReasoning(source, text, out)
@@ -652,7 +713,8 @@ export class Assembly {
   private stringOf(value: unknown, what: string): string | SvirError.SvirError {
     if (typeof value === "string") return value
     if (value === undefined || value === null) return ""
-    return this.unknownShape(`${what} that is not a string`) ?? ""
+    // D59: what cannot be read is never dropped, in either mode.
+    return notChatCompletions(`${what} that is not a string`)
   }
 
   /** D34: content goes through the `<think>` splitter, when it is on. */
@@ -830,18 +892,10 @@ export class Assembly {
   }
 
   /**
-   * The calls, in the order they are released, or the error that keeps them back. Only answers
-   * with calls come here (D45: the closures below cost each answer that has none).
+   * The calls, in the order they are released. Only answers with calls come here (D45: the
+   * closures below cost each answer that has none). A gap in the indices is no lost call (D56).
    */
-  private callsInOrder(): Array<ToolCall.ToolCall> | SvirError.SvirError {
-    const indices = this.calls.flatMap((slot) =>
-      slot.wireIndex === undefined ? [] : [slot.wireIndex],
-    )
-    const distinct = [...new Set(indices)].sort((a, b) => a - b)
-    if (distinct.some((index, i) => index !== i)) {
-      // D27: a gap in the indices may be a call the stream lost.
-      return SvirError.make("Protocol", "the call indices of the answer have a gap")
-    }
+  private callsInOrder(): Array<ToolCall.ToolCall> {
     const calls: Array<ToolCall.ToolCall> = []
     // D24: calls are released in the order of their indices; calls that reuse an index, or that
     // have none, keep the order they appeared in.
@@ -856,15 +910,29 @@ export class Assembly {
   }
 
   /** The whole answer once the stream says it is done, or why it is not one. */
-  complete(): Result.Result<Completion.Completion, SvirError.SvirError> {
-    if (this.finish === undefined) {
-      // D1: nothing says the answer ended on purpose.
+  complete(
+    notes?: ReadonlyArray<string>,
+  ): Result.Result<Completion.Completion, SvirError.SvirError> {
+    // D60: with [DONE] and no finish reason the server still ended the answer on purpose; calls
+    // go out only when their arguments are whole, since nothing else says they were finished.
+    const calls = this.calls.length === 0 ? [] : this.callsInOrder()
+    if (this.finish === undefined && this.skippedChoice) {
+      // D16 reads the first choice; with no finish reason nothing says it is the whole answer.
       return Result.fail(
-        SvirError.make("TruncatedStream", "the stream ended with [DONE] before a finish reason"),
+        SvirError.make(
+          "Unsupported",
+          "the stream ended with [DONE] before a finish reason, and held more than one choice",
+        ),
       )
     }
-    const calls = this.calls.length === 0 ? [] : this.callsInOrder()
-    if (!Array.isArray(calls)) return Result.fail(calls)
+    if (this.finish === undefined && calls.some((call) => !wholeArguments(call.arguments))) {
+      return Result.fail(
+        SvirError.make(
+          "TruncatedStream",
+          "the stream ended with [DONE] before a finish reason, with a call's arguments cut short",
+        ),
+      )
+    }
     return settle({
       id: this.id,
       model: this.model,
@@ -876,6 +944,7 @@ export class Assembly {
       filtered: this.filtered,
       usage: this.usage,
       logprobs: this.logprobs,
+      notes,
     })
   }
 }
@@ -888,10 +957,12 @@ export interface Draft {
   readonly reasoning: ReasoningBySource
   readonly refusal: string
   readonly calls: ReadonlyArray<ToolCall.ToolCall>
-  readonly finish: WireFinish
+  /** Undefined when the server sent none: the finish is read from what the answer holds (D60). */
+  readonly finish: WireFinish | undefined
   readonly filtered: boolean
   readonly usage: Completion.Usage | undefined
   readonly logprobs: ReadonlyArray<Completion.TokenLogprob> | undefined
+  readonly notes?: ReadonlyArray<string> | undefined
 }
 
 const contradiction = (what: string): Result.Result<never, SvirError.SvirError> =>
@@ -951,5 +1022,13 @@ export const settle = (draft: Draft): Result.Result<Completion.Completion, SvirE
   if (draft.model !== undefined) completion.model = draft.model
   if (draft.usage !== undefined) completion.usage = draft.usage
   if (draft.logprobs !== undefined) completion.logprobs = draft.logprobs
+  const notes =
+    draft.finish === undefined
+      ? [
+          `the server sent no finish reason; the answer's is read as ${finish}`,
+          ...(draft.notes ?? []),
+        ]
+      : draft.notes
+  if (notes !== undefined && notes.length > 0) completion.notes = notes
   return Result.succeed(completion)
 }

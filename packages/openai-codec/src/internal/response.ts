@@ -3,6 +3,7 @@ import { Json, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import {
   isFiltered,
+  joined,
   notChatCompletions,
   promptFiltered,
   ReasoningBySource,
@@ -16,8 +17,10 @@ import {
   tooDeep,
   tooManyCalls,
   unknownFinish,
+  unreadableContent,
   unreadableUsage,
 } from "./assembly.js"
+import { readContentParts, reasoningDetailsText } from "./contentParts.js"
 import * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
@@ -69,7 +72,7 @@ export const decodeResponse = (
     const read = readUsage(body.usage, options.lenient)
     // D30: lenient mode leaves out a usage it cannot read, never counts of 0.
     if (typeof read !== "string") usage = read
-    else if (!options.lenient) return Result.fail(unreadableUsage(read))
+    else if (read !== "empty" && !options.lenient) return Result.fail(unreadableUsage(read))
   }
   const id = typeof body.id === "string" && body.id !== "" ? body.id : undefined
   const model = typeof body.model === "string" && body.model !== "" ? body.model : undefined
@@ -92,20 +95,32 @@ export const decodeResponse = (
     return Result.fail(notChatCompletions("a choice with no message"))
   }
   const message = choice.message
-  const content = readText(message.content, options)
+  // D59: content may come as typed parts.
+  const parts = Array.isArray(message.content) ? readContentParts(message.content) : undefined
+  if (typeof parts === "string") return Result.fail(unreadableContent(parts))
+  const content =
+    parts === undefined ? readText(message.content) : Result.succeed(joined(parts, "text"))
   if (Result.isFailure(content)) return Result.fail(content.failure)
-  const reasoningContent = readText(message.reasoning_content, options)
+  const reasoningContent = readText(message.reasoning_content)
   if (Result.isFailure(reasoningContent)) return Result.fail(reasoningContent.failure)
-  const reasoningField = readText(message.reasoning, options)
-  if (Result.isFailure(reasoningField)) return Result.fail(reasoningField.failure)
+  const ownReasoning = readText(message.reasoning)
+  if (Result.isFailure(ownReasoning)) return Result.fail(ownReasoning.failure)
+  const reasoningField =
+    ownReasoning.success === "" && reasoningContent.success === ""
+      ? reasoningDetailsText(message.reasoning_details)
+      : ownReasoning.success
   // D13: reasoning by source, one text under both keys said once; D34: `<think>` in the content.
   const reasoning = new ReasoningBySource()
-  for (const [source, text] of reasoningPieces(reasoningContent.success, reasoningField.success)) {
+  const thinking = parts === undefined ? "" : joined(parts, "reasoning")
+  if (thinking !== "") reasoning.add("thinking", thinking)
+  for (const [source, text] of reasoningPieces(reasoningContent.success, reasoningField)) {
     reasoning.add(source, text)
   }
   const answer = options.splitThink ? splitContent(content.success, reasoning) : content.success
-  const refusal = readText(message.refusal, options)
-  if (Result.isFailure(refusal)) return Result.fail(refusal.failure)
+  const ownRefusal = readText(message.refusal)
+  if (Result.isFailure(ownRefusal)) return Result.fail(ownRefusal.failure)
+  const refusal =
+    parts === undefined ? ownRefusal.success : ownRefusal.success + joined(parts, "refusal")
   const calls = readCalls(message.tool_calls, options)
   if (Result.isFailure(calls)) return Result.fail(calls.failure)
   let logprobs: ReadonlyArray<Completion.TokenLogprob> | undefined
@@ -115,28 +130,28 @@ export const decodeResponse = (
     logprobs = read.success
   }
   const finishReason = choice.finish_reason
-  let finish = typeof finishReason === "string" ? readFinish(finishReason) : undefined
+  const finish = typeof finishReason === "string" ? readFinish(finishReason) : undefined
   if (finish === undefined && typeof finishReason === "string" && finishReason !== "") {
     return Result.fail(unknownFinish(finishReason))
   }
-  if (finish === undefined) {
-    if (!options.lenient) {
-      return Result.fail(
-        SvirError.make(
-          "Protocol",
-          "the response has no finish reason, or one that is not Chat Completions'",
-          typeof finishReason === "string" ? { serverMessage: finishReason } : {},
-        ),
-      )
-    }
-    finish = "stop"
+  if (
+    finish === undefined &&
+    finishReason !== undefined &&
+    finishReason !== null &&
+    finishReason !== ""
+  ) {
+    return Result.fail(
+      SvirError.make("Protocol", "the response has a finish reason that is not a string", {
+        serverMessage: JSON.stringify(finishReason),
+      }),
+    )
   }
   return settle({
     id,
     model,
     text: answer,
     reasoning,
-    refusal: refusal.success,
+    refusal,
     calls: calls.success,
     finish,
     filtered: promptWasFiltered || isFiltered(choice.content_filter_results),
@@ -145,12 +160,10 @@ export const decodeResponse = (
   })
 }
 
-const readText = (
-  value: unknown,
-  options: Options.Resolved,
-): Result.Result<string, SvirError.SvirError> => {
+/** A text field; one that is not a string is never dropped, in either mode (D59). */
+const readText = (value: unknown): Result.Result<string, SvirError.SvirError> => {
   if (typeof value === "string") return Result.succeed(value)
-  if (value === undefined || value === null || options.lenient) return Result.succeed("")
+  if (value === undefined || value === null) return Result.succeed("")
   return Result.fail(notChatCompletions("a text field that is not a string"))
 }
 

@@ -47,5 +47,11 @@ const fromReading = (reading: ServerError.Reading, place: Place): SvirError.Svir
       serverMessage: reading.words,
     })
   }
+  if (ServerError.isRateLimit(reading)) {
+    return SvirError.make("RateLimited", `the server reported a rate limit ${place}`, {
+      serverMessage: reading.words,
+      ...(typeof reading.code === "number" ? { status: reading.code } : {}),
+    })
+  }
   return SvirError.make("Server", `the server reported an error ${place}`, details)
 }

@@ -96,15 +96,13 @@ export class StreamDecoder implements Codec.StreamDecoder {
     // D10: an event the input ends inside is dropped (SSE), except a last `data: [DONE]` line.
     if (this.partialLength > 0 && this.data === undefined && this.isDoneLine()) {
       this.completeAnswer()
+    } else if (this.answer.finished) {
+      // D60: the finish reason ended the answer; only [DONE] (and what may follow it) is missing.
+      this.completeAnswer(["the stream ended after the finish reason, without [DONE]"])
     } else {
       // D1: calls are released only from a complete answer.
       this.fail(
-        SvirError.make(
-          "TruncatedStream",
-          this.answer.finished
-            ? "the stream ended after the finish reason but before [DONE]"
-            : "the stream ended before the answer's finish reason",
-        ),
+        SvirError.make("TruncatedStream", "the stream ended before the answer's finish reason"),
       )
     }
     return this.step()
@@ -343,8 +341,8 @@ export class StreamDecoder implements Codec.StreamDecoder {
   }
 
   /** D10: `data: [DONE]` ends the answer at the end of its line; nothing after it is read. */
-  private completeAnswer(): void {
-    const completion = this.answer.complete()
+  private completeAnswer(notes?: ReadonlyArray<string>): void {
+    const completion = this.answer.complete(notes)
     if (Result.isFailure(completion)) {
       this.fail(completion.failure)
       return
