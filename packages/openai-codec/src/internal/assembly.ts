@@ -145,6 +145,8 @@ export const readUsage = (usage: unknown, lenient: boolean): Completion.Usage | 
   if (!Json.isObject(usage)) return "not an object"
   const input = usage.prompt_tokens
   const output = usage.completion_tokens
+  // D61: a count still null (Neon's gateway, on every chunk before the last) says nothing yet.
+  if (input === null || output === null) return "empty"
   if (typeof input !== "number" || typeof output !== "number") {
     // D61: `usage: {}` (a relay's empty usage on a content chunk) counts nothing and says nothing.
     for (const key in usage) if (usage[key] !== null) return "incomplete"
@@ -183,7 +185,8 @@ export const readUsage = (usage: unknown, lenient: boolean): Completion.Usage | 
     else if (!lenient) return "bad detail"
   }
   // D61: xAI counts reasoning beside `completion_tokens`, not in it (completion 1, reasoning 228,
-  // total 241 with 12 of input); `output` holds the reasoning, as `Completion.Usage` says.
+  // total 241 with 12 of input), and Gemini's endpoint counts it in the total alone; `output`
+  // holds the reasoning, as `Completion.Usage` says.
   const reasoning = read.reasoning
   if (
     reasoning !== undefined &&
@@ -192,6 +195,10 @@ export const readUsage = (usage: unknown, lenient: boolean): Completion.Usage | 
   ) {
     read.output = output + reasoning
     if (!isCount(sent)) read.total = input + read.output
+  } else if (reasoning === undefined && isCount(sent) && sent > input + output) {
+    // Gemini's endpoint counts its hidden thinking in the total alone: the rest is reasoning.
+    read.reasoning = sent - input - output
+    read.output = sent - input
   }
   return read
 }
@@ -318,6 +325,20 @@ export const readFinish = (finish: string): WireFinish | undefined => {
       return undefined
   }
 }
+
+/**
+ * D64: finish `error` (OpenRouter, when the provider failed mid-answer) ends the answer with the
+ * error the choice carries, or the server's error in plain words when it carries none.
+ */
+export const errorFinish = (
+  choice: { readonly [key: string]: unknown },
+  place: ServerError.Place,
+): SvirError.SvirError =>
+  choice.error !== undefined && choice.error !== null
+    ? ServerError.fromBody({ error: choice.error }, place)
+    : SvirError.make("Server", `the server ended the answer with an error ${place}`, {
+        serverMessage: "error",
+      })
 
 /** D33: a finish reason this codec does not know may mean another answer; both modes refuse it. */
 export const unknownFinish = (finish: string): SvirError.SvirError =>
@@ -586,6 +607,7 @@ export class Assembly {
       if (error !== undefined) return error
     }
     const finish = choice.finish_reason
+    if (finish === "error") return errorFinish(choice, "in the stream")
     if (finish !== undefined && finish !== null) return this.finishWith(finish, out)
     return undefined
   }

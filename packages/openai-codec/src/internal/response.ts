@@ -2,6 +2,7 @@ import type { Completion, ToolCall } from "@svir/core"
 import { Json, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import {
+  errorFinish,
   isFiltered,
   joined,
   notChatCompletions,
@@ -130,6 +131,7 @@ export const decodeResponse = (
     logprobs = read.success
   }
   const finishReason = choice.finish_reason
+  if (finishReason === "error") return Result.fail(errorFinish(choice, "instead of an answer"))
   const finish = typeof finishReason === "string" ? readFinish(finishReason) : undefined
   if (finish === undefined && typeof finishReason === "string" && finishReason !== "") {
     return Result.fail(unknownFinish(finishReason))
