@@ -80,7 +80,7 @@ interface Config extends Omit<Client.Options, "baseUrl"> {
 interface Case {
   readonly file: string
   readonly name: string
-  readonly from: string
+  readonly from?: string | undefined
   readonly why: string
   readonly config: Config
   readonly expect_config?: "accepted" | "rejected"
@@ -464,10 +464,14 @@ const cases = loadCases()
 
 describe("svir transport cases", () => {
   it("has every case of the Rust crate's transport section, each with its source", () => {
-    assert.strictEqual(cases.length, 58)
+    // A case of our own (written where a departure leaves a behaviour untested) has no `from`.
+    const fromRust = cases.filter((testCase) => testCase.from !== undefined)
+    assert.strictEqual(fromRust.length, 58)
+    for (const testCase of fromRust) {
+      assert.strictEqual(testCase.from, `svir transport/${testCase.file}`)
+    }
     for (const testCase of cases) {
       assert.strictEqual(`${testCase.name}.json`, testCase.file)
-      assert.strictEqual(testCase.from, `svir transport/${testCase.file}`)
       assert.isAbove(testCase.why.length, 10, testCase.file)
     }
   })
