@@ -1,27 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Tool, Toolbox, ToolCall, ToolResult } from "@svir/core"
 import { Effect } from "effect"
 import * as z from "zod"
 import { McpToolbox } from "../src/index.js"
-import { captureLogs } from "./servers.js"
+import { captureLogs, connectInMemory } from "./servers.js"
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] })
-
-/** An SDK server and a connected client over the SDK's in-memory transport. */
-const connected = (server: McpServer) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-      await server.connect(serverSide)
-      const client = new Client({ name: "test", version: "1.0.0" })
-      await client.connect(clientSide)
-      return client
-    }),
-    (client) => Effect.promise(() => client.close()),
-  )
 
 describe("an MCP server combined without a prefix, whose list grows later", () => {
   it.live("cannot take the name of a local tool: the call and its arguments stay local", () => {
@@ -30,7 +15,7 @@ describe("an MCP server combined without a prefix, whose list grows later", () =
       const serverGot: Array<unknown> = []
       const server = new McpServer({ name: "late", version: "1.0.0" })
       server.registerTool("search", {}, () => text("searched"))
-      const mcp = yield* McpToolbox.fromClient(yield* connected(server))
+      const mcp = yield* McpToolbox.fromClient(yield* connectInMemory(server))
 
       const localGot: Array<string> = []
       const local = Toolbox.make({

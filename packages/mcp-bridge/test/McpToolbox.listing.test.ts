@@ -1,14 +1,12 @@
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Tool, ToolCall } from "@svir/core"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import { McpToolbox, ToolName } from "../src/index.js"
-import { assertNoChildLeft, captureLogs, serveHttp } from "./servers.js"
+import { assertNoChildLeft, captureLogs, connectInMemory, serveHttp } from "./servers.js"
 
 const badTools = fileURLToPath(new URL("./fixtures/bad-tools-stdio.mjs", import.meta.url))
 const token = "tok-5e2b9a41c7"
@@ -237,15 +235,7 @@ const roundTrip = (listed: ReadonlyArray<unknown>) =>
     server.setRequestHandler(CallToolRequestSchema, (request) => ({
       content: [{ type: "text" as const, text: request.params.name }],
     }))
-    const client = new Client({ name: "test", version: "1.0.0" })
-    yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-        await server.connect(serverSide)
-        await client.connect(clientSide)
-      }),
-      () => Effect.promise(() => client.close()),
-    )
+    const client = yield* connectInMemory(server)
     const logs = captureLogs()
     const toolbox = yield* McpToolbox.fromClient(client).pipe(Effect.provide(logs.layer))
     const names = (yield* toolbox.tools).map((tool) => tool.name)

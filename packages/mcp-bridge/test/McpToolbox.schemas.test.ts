@@ -1,13 +1,11 @@
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { ToolCall } from "@svir/core"
 import { Clock, Effect, Layer } from "effect"
 import { Elicitation, McpToolbox } from "../src/index.js"
-import { assertNoChildLeft, captureLogs } from "./servers.js"
+import { assertNoChildLeft, captureLogs, connectInMemory } from "./servers.js"
 
 const script = fileURLToPath(new URL("./fixtures/schema-stdio.mjs", import.meta.url))
 
@@ -121,15 +119,7 @@ describe("McpToolbox.fromClient, when compiling what was listed takes the listin
           outputSchema: { type: "object" as const, properties: { n: { type: "number" } } },
         })),
       }))
-      const client = new Client({ name: "test", version: "1.0.0" })
-      yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-          await server.connect(serverSide)
-          await client.connect(clientSide)
-        }),
-        () => Effect.promise(() => client.close()),
-      )
+      const client = yield* connectInMemory(server)
       // Each reading of the clock finds 4 more seconds gone, as if each compile took them: with a
       // 10-second listing, the time runs out after the first two tools.
       const real = yield* Clock.Clock

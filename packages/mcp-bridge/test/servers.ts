@@ -7,6 +7,8 @@ import { readdirSync, readFileSync } from "node:fs"
 import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
@@ -98,6 +100,19 @@ export const isAlive = (pid: number): boolean => {
     return false
   }
 }
+
+/** An SDK server and a Client connected to it over the SDK's in-memory transport, until the Scope closes. */
+export const connectInMemory = (server: McpServer | Server) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      await server.connect(serverSide)
+      const client = new Client({ name: "test", version: "1.0.0" })
+      await client.connect(clientSide)
+      return client
+    }),
+    (client) => Effect.promise(() => client.close()),
+  )
 
 /**
  * Serves an SDK server over Streamable HTTP on 127.0.0.1 for one session, until the Scope

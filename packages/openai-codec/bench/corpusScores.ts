@@ -42,25 +42,21 @@ const respond = (stream: boolean, text: string) => async () =>
     headers: { "content-type": stream ? "text/event-stream" : "application/json" },
   })
 
+/** Every byte pushed at once, then the end; a failed read throws. */
+const readStream = (text: string) => {
+  const decoder = OpenAiCodec.decoder({})
+  const step = decoder.push(new TextEncoder().encode(text))
+  const last = decoder.done() ? step : decoder.finish()
+  const error = step.error ?? last.error
+  if (error !== undefined) throw error
+  const done = [...step.events, ...last.events].find((e) => e._tag === "Completed")
+  if (done === undefined) throw new Error("no answer")
+  return done.completion
+}
+
 const svir = async (stream: boolean, text: string): Promise<Read> => {
   const codec = OpenAiCodec.make()
-  const completion = stream
-    ? await Effect.runPromise(
-        Effect.map(
-          Effect.flatMap(Effect.succeed(OpenAiCodec.decoder({})), (decoder) => {
-            const step = decoder.push(new TextEncoder().encode(text))
-            const last = decoder.done() ? step : decoder.finish()
-            const error = step.error ?? last.error
-            if (error !== undefined) return Effect.fail(error)
-            const done = [...step.events, ...last.events].find((e) => e._tag === "Completed")
-            return done === undefined
-              ? Effect.fail(new Error("no answer"))
-              : Effect.succeed(done.completion)
-          }),
-          (c) => c,
-        ),
-      )
-    : await Effect.runPromise(codec.decodeResponse(text))
+  const completion = stream ? readStream(text) : await Effect.runPromise(codec.decodeResponse(text))
   return {
     text: completion.text,
     reasoning: completion.reasoning,
