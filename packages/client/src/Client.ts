@@ -1,12 +1,15 @@
 /**
- * A client of any OpenAI-compatible server: it sends a core `Request` through a codec (Chat
+ * A client of any wire a codec speaks: it sends a core `Request` through the codec (Chat
  * Completions by default) over Effect's HTTP client, and gives a `Completion` or a stream of
- * `Event`s. Every failure is a typed `SvirError`.
+ * `Event`s. The codec says its wire's HTTP facts (the headers made from the key, how error
+ * answers read, the list of models, the default base URL and environment variables); the client
+ * does the transport: retries, time limits, redirects, redaction, files and spans. Every failure
+ * is a typed `SvirError`.
  *
  * @since 0.1.0
  */
 import type { Completion, Event } from "@svir/core"
-import { type Codec, Json, Request, SvirError } from "@svir/core"
+import { Codec, HttpError, Request, SvirError } from "@svir/core"
 import { OpenAiCodec } from "@svir/openai-codec"
 import * as Channel from "effect/Channel"
 import * as Context from "effect/Context"
@@ -16,7 +19,6 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Attachments from "./internal/attachments.js"
@@ -27,7 +29,6 @@ import * as Settings from "./internal/settings.js"
 import * as Spans from "./internal/telemetry.js"
 import * as TotalTimeout from "./internal/totalTimeout.js"
 import * as Transport from "./internal/transport.js"
-import * as StatusError from "./StatusError.js"
 
 /**
  * How often and how patiently to retry. Only errors whose kind is retryable are retried
@@ -86,16 +87,20 @@ export interface Timeouts {
 export interface Options {
   /**
    * The API's base URL, with or without `/v1` and a trailing slash (a URL with no path gets
-   * `/v1`). Default: `OPENAI_BASE_URL`, else OpenAI's.
+   * `/v1`). Default: the codec's variable (`OPENAI_BASE_URL` for Chat Completions), else the
+   * codec's own base URL; a codec with neither needs one (a Config error otherwise).
    */
   readonly baseUrl?: string | undefined
   /**
-   * The API key, sent as a bearer token. Default: `OPENAI_API_KEY`; none when neither is set. It
-   * never appears in an error or a log line, even when a server echoes it back.
+   * The API key, sent in the headers the codec makes of it (a bearer token for Chat
+   * Completions). Default: the codec's variable (`OPENAI_API_KEY` for Chat Completions); none
+   * when neither is set. It never appears in an error or a log line, even when a server echoes it
+   * back.
    */
   readonly apiKey?: string | Redacted.Redacted<string> | undefined
   /**
-   * Extra headers. Those the client sets itself (authorization, content-type, ...) are refused.
+   * Extra headers. Those the client sets itself (authorization, content-type, ...) and those the
+   * codec makes from the key are refused.
    * Their values are kept out of errors and log lines like the key, since keys, tokens and cookies
    * go here too.
    */
@@ -188,8 +193,8 @@ export interface Options {
  * - `propagateTraceContext`: whether requests carry the trace context (`traceparent`) so that a
  *   server you run (vLLM behind your collector) joins the trace. Default `false`: a third-party
  *   server learns nothing of your spans.
- * - `providerName`: the span's `gen_ai.provider.name`. Default: `openai` for Chat Completions,
- *   the API any OpenAI-compatible server speaks; else the codec's name.
+ * - `providerName`: the span's `gen_ai.provider.name`. Default: the codec's provider (`openai`
+ *   for Chat Completions, the API any OpenAI-compatible server speaks).
  *
  * @example
  * ```ts
@@ -211,17 +216,13 @@ export interface Telemetry {
 }
 
 /**
- * A model the server offers.
+ * A model the server offers, as the codec's listing reads it: `id`, a display name where the
+ * server gives one (LM Studio, OpenRouter), and the owner.
  *
  * @since 0.1.0
  * @category models
  */
-export interface Model {
-  readonly id: string
-  /** A display name, where the server gives one (LM Studio, OpenRouter). @since 0.2.0 */
-  readonly name: string | undefined
-  readonly ownedBy: string | undefined
-}
+export type Model = Codec.Model
 
 /**
  * What a client does.
@@ -238,7 +239,7 @@ export interface Service {
   ) => Effect.Effect<Completion.Completion, SvirError.SvirError>
   /** Sends a request and streams the answer; the last event is `Completed`. */
   readonly stream: (request: Request.Request) => Stream.Stream<Event.Event, SvirError.SvirError>
-  /** The models the server offers. */
+  /** The models the server offers; Unsupported for a wire with no listing. */
   readonly listModels: () => Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError>
   /** Whether the server refused optional fields once and is now sent requests without them. */
   readonly isStrict: Effect.Effect<boolean>
@@ -269,17 +270,28 @@ const connectTimeout = (limit: string) =>
 
 const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, SvirError.SvirError> =>
   Effect.gen(function* () {
-    const baseUrl = options.baseUrl ?? (yield* Environment.baseUrl) ?? Settings.defaultBaseUrl
+    const codec = options.codec ?? OpenAiCodec.make()
+    const http = Codec.http(codec)
+    const baseUrl =
+      options.baseUrl ?? (yield* Environment.baseUrl(http.environment.baseUrl)) ?? http.baseUrl
+    if (baseUrl === undefined) {
+      return yield* Effect.fail(
+        SvirError.make(
+          "Config",
+          `the codec ${codec.name} has no default base URL: give the client a baseUrl`,
+        ),
+      )
+    }
     const rawKey =
       options.apiKey === undefined
-        ? yield* Environment.apiKey
+        ? yield* Environment.apiKey(http.environment.apiKey)
         : Redacted.isRedacted(options.apiKey)
           ? options.apiKey
           : Redacted.make(options.apiKey)
     const retry = options.retry === false ? { times: 0 } : (options.retry ?? {})
     const timeouts = options.timeouts ?? {}
     const apiKey = rawKey === undefined ? undefined : yield* Settings.checkApiKey(rawKey)
-    const headers = yield* Settings.checkHeaders(options.headers ?? {})
+    const headers = yield* Settings.checkHeaders(options.headers ?? {}, http)
     const query = yield* Settings.checkQuery(options.query ?? {})
     return {
       baseUrl: yield* Settings.normalizeBaseUrl(baseUrl, options.allowInsecureHttp ?? false),
@@ -287,7 +299,8 @@ const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, Svi
       headers,
       query,
       redaction: Settings.redactionOf(apiKey, headers, query),
-      codec: options.codec ?? OpenAiCodec.make(),
+      codec,
+      http,
       retry: {
         times: yield* Settings.count(retry.times ?? 2, 0, "retry times"),
         baseDelayMillis: (yield* Settings.waitMillis(retry.baseDelay, "retry baseDelay")) ?? 500,
@@ -304,7 +317,7 @@ const resolveSettings = (options: Options): Effect.Effect<Settings.Settings, Svi
       },
       maxRetryAfterMillis:
         (yield* Settings.waitMillis(options.maxRetryAfter, "maxRetryAfter")) ??
-        StatusError.defaultMaxRetryAfterMillis,
+        HttpError.defaultMaxRetryAfterMillis,
       ...errorBodyWaits(yield* Settings.waitMillis(options.errorBodyTimeout, "errorBodyTimeout")),
       maxResponseBytes: yield* Settings.count(
         options.maxResponseBytes ?? 16 * 1024 * 1024,
@@ -381,7 +394,11 @@ export const make = (
     // D18: the query ends every URL, the list of models included.
     const query = Settings.queryString(settings.query)
     const endpoint = `${settings.baseUrl}${settings.codec.path}${query}`
-    const modelsUrl = `${settings.baseUrl}/models${query}`
+    const models = settings.http.models
+    const modelsUrl =
+      models === undefined
+        ? undefined
+        : `${settings.baseUrl}${models.path}${Settings.queryString({ ...models.query, ...settings.query })}`
     // Every error leaves the client redacted: a server can echo the key or a header value back in
     // any error (D1). Log lines are redacted where they are written.
     const redacted = Effect.mapError(settings.redaction.error)
@@ -389,8 +406,7 @@ export const make = (
     // is the redacted one.
     const telemetry = Spans.make(
       settings.baseUrl,
-      settings.codec.name,
-      options.telemetry?.providerName,
+      options.telemetry?.providerName ?? settings.http.provider,
       settings.redaction,
     )
 
@@ -472,15 +488,19 @@ export const make = (
       )
 
     const listModels = () =>
-      retrying(
-        transport.send(
-          { method: "GET", url: modelsUrl, accept: "application/json" },
-          (response) => Transport.readWhole(response, settings),
-          settings.timeouts.connect,
-          "connect",
-          connectTimeout,
-        ),
-      ).pipe(Effect.flatMap(parseModels), Effect.scoped, total.effect, redacted)
+      models === undefined || modelsUrl === undefined
+        ? Effect.fail(
+            SvirError.make("Unsupported", `the wire ${settings.codec.name} has no list of models`),
+          )
+        : retrying(
+            transport.send(
+              { method: "GET", url: modelsUrl, accept: "application/json" },
+              (response) => Transport.readWhole(response, settings),
+              settings.timeouts.connect,
+              "connect",
+              connectTimeout,
+            ),
+          ).pipe(Effect.flatMap(models.decode), Effect.scoped, total.effect, redacted)
 
     return {
       baseUrl: settings.baseUrl,
@@ -490,33 +510,6 @@ export const make = (
       isStrict: lean.isStrict,
     } satisfies Service
   })
-
-const parseModels = (text: string): Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError> => {
-  const json = Json.parse(text)
-  if (Result.isFailure(json)) {
-    return Effect.fail(
-      SvirError.make("Protocol", `the list of models could not be read: ${json.failure.message}`),
-    )
-  }
-  const data = Json.isObject(json.success) ? json.success.data : undefined
-  if (!Array.isArray(data)) {
-    return Effect.fail(SvirError.make("Protocol", "the list of models has no `data` array"))
-  }
-  const models: Array<Model> = []
-  for (const entry of data) {
-    const id = Json.isObject(entry) ? entry.id : undefined
-    if (!Json.isObject(entry) || typeof id !== "string") {
-      return Effect.fail(SvirError.make("Protocol", "a model in the list has no string `id`"))
-    }
-    const { name, owned_by: owner } = entry
-    models.push({
-      id,
-      name: typeof name === "string" ? name : undefined,
-      ownedBy: typeof owner === "string" ? owner : undefined,
-    })
-  }
-  return Effect.succeed(models)
-}
 
 /**
  * The client as a layer. Needs an `HttpClient`: see {@link layerFetch} for the fetch one.

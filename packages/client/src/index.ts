@@ -1,11 +1,9 @@
 /**
- * A client of any OpenAI-compatible server: a core Request in, a Completion or a stream of Events
- * out, every failure typed.
+ * A client of any wire a codec speaks (Chat Completions by default): a core Request in, a
+ * Completion or a stream of Events out, every failure typed.
  *
  * @since 0.1.0
  */
 
 /** @since 0.1.0 */
 export * as Client from "./Client.js"
-/** @since 0.1.0 */
-export * as StatusError from "./StatusError.js"

@@ -16,7 +16,13 @@
  *   event of an answer is `Completed`; calls are released only there, and only when the answer
  *   was complete. An error comes after every event decoded before it, and ends the decoder.
  *
- * {@link decodeStream} wraps any decoder as an Effect `Stream`.
+ * {@link decodeStream} wraps any decoder as an Effect `Stream`. A stream of Server-Sent Events is
+ * framed by `Sse.reader`, the one SSE reader of svir; a decoder reads its wire's events.
+ *
+ * A codec also says its wire's HTTP facts, in `http`, so that a client can speak it without
+ * knowing it (see {@link Http}): the headers made from the key, how an error answer is read, the
+ * listing of models, the provider's name for telemetry, the default base URL and the environment
+ * variables. Each one left out takes the default {@link http} gives.
  *
  * @since 0.1.0
  */
@@ -27,6 +33,7 @@ import * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 import type * as Completion from "./Completion.js"
 import type * as Event from "./Event.js"
+import * as HttpError from "./HttpError.js"
 import type * as Request from "./Request.js"
 import type * as SvirError from "./SvirError.js"
 
@@ -94,6 +101,95 @@ export interface Codec {
   ) => Effect.Effect<Completion.Completion, SvirError.SvirError>
   /** A fresh decoder for one streamed answer. */
   readonly decoder: () => StreamDecoder
+  /** The wire's HTTP facts; each one left out is the default of {@link http}. @since 0.2.0 */
+  readonly http?: Partial<Http> | undefined
+}
+
+/**
+ * A model a server offers, as its listing names it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Model {
+  readonly id: string
+  readonly name: string | undefined
+  readonly ownedBy: string | undefined
+}
+
+/**
+ * How a wire lists its models: a GET of `path` (below the base URL, with `query` added), whose
+ * body `decode` reads.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ModelListing {
+  readonly path: string
+  readonly query?: Readonly<Record<string, string>> | undefined
+  readonly decode: (body: string) => Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError>
+}
+
+/**
+ * What a client needs to know of a wire beyond its bodies. A codec gives what differs from the
+ * defaults in its `http`; {@link http} fills in the rest.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Http {
+  /** The provider's name in telemetry (`gen_ai.provider.name`). Default: the codec's name. */
+  readonly provider: string
+  /** Where requests go when the client is not told. Default: none, the client must be told. */
+  readonly baseUrl: string | undefined
+  /**
+   * The environment variables a client reads for the key and the base URL it was not given.
+   * Default: none: a wire that names no variable never reads the environment.
+   */
+  readonly environment: {
+    readonly apiKey?: string | undefined
+    readonly baseUrl?: string | undefined
+  }
+  /**
+   * The headers of every request: those made from the key (`undefined` when there is none) and
+   * any the wire asks for. Default: `Authorization: Bearer <key>`, nothing without a key. The
+   * client refuses a caller's header of the same name, and redacts the key wherever it is echoed.
+   */
+  readonly headers: (apiKey: string | undefined) => Readonly<Record<string, string>>
+  /** Reads an answer that is not a success. Default: `HttpError.read`. */
+  readonly readError: (response: HttpError.Response) => HttpError.Reading
+  /** The listing of models, when the wire has one. Default: none. */
+  readonly models: ModelListing | undefined
+}
+
+const bearer = (apiKey: string | undefined): Readonly<Record<string, string>> =>
+  apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }
+
+/**
+ * A codec's HTTP facts, each one it left out filled in with the default.
+ *
+ * @example
+ * ```ts
+ * import { Codec } from "@svir/core"
+ *
+ * declare const codec: Codec.Codec
+ * const http = Codec.http(codec)
+ * http.headers("sk-1") // { authorization: "Bearer sk-1" } unless the codec says otherwise
+ * ```
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const http = (codec: Codec): Http => {
+  const given = codec.http ?? {}
+  return {
+    provider: given.provider ?? codec.name,
+    baseUrl: given.baseUrl,
+    environment: given.environment ?? {},
+    headers: given.headers ?? bearer,
+    readError: given.readError ?? HttpError.read,
+    models: given.models,
+  }
 }
 
 /**

@@ -13,6 +13,8 @@ export * as Completion from "./Completion.js"
 export * as Event from "./Event.js"
 /** @since 0.2.0 */
 export * as GenAi from "./GenAi.js"
+/** @since 0.2.0 */
+export * as HttpError from "./HttpError.js"
 /** @since 0.1.0 */
 export * as Json from "./Json.js"
 /** @since 0.2.0 */

@@ -10,6 +10,7 @@ import { Codec as CoreCodec, Request as CoreRequest, type SvirError } from "@svi
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import * as Encoder from "./internal/encode.js"
+import * as Http from "./internal/http.js"
 import * as DecoderOptions from "./internal/options.js"
 import { decodeResponse as decodeBody } from "./internal/response.js"
 import { StreamDecoder } from "./internal/streamDecoder.js"
@@ -68,6 +69,34 @@ export const name = "openai-chat"
  * @category constants
  */
 export const path = "/chat/completions"
+
+/**
+ * The HTTP facts of Chat Completions, which `make` gives its codec: the key as
+ * `Authorization: Bearer`, OpenAI's base URL and the `OPENAI_API_KEY` and `OPENAI_BASE_URL`
+ * variables, the provider `openai` (the OpenTelemetry conventions name any OpenAI-compatible
+ * server so), the list of models at `/models`, and error answers read by `ServerError`: a 400,
+ * 413 or 422 that says the context window is exceeded is a ContextOverflow, one with code
+ * `content_filter` a ContentFilter (DECISIONS.md D65). A codec of your own for an
+ * OpenAI-compatible wire can give it as its `http`.
+ *
+ * @example
+ * ```ts
+ * import { OpenAiCodec } from "@svir/openai-codec"
+ *
+ * OpenAiCodec.http.readError({ status: 400, headers: {}, body: '{"error":{"code":"context_length_exceeded"}}' })
+ * // { kind: "ContextOverflow", words: undefined }
+ * ```
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const http: Partial<Codec.Http> = {
+  provider: "openai",
+  baseUrl: "https://api.openai.com/v1",
+  environment: { apiKey: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
+  readError: Http.readError,
+  models: { path: "/models", decode: Http.decodeModels },
+}
 
 /**
  * What a failed tool result's content is prefixed with: Chat Completions has no field that marks
@@ -203,6 +232,7 @@ export const make = (options?: Options): Codec.Codec => ({
   encode,
   decodeResponse: (body) => decodeResponse(body, options),
   decoder: () => decoder(options),
+  http,
 })
 
 /**

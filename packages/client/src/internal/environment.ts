@@ -52,15 +52,22 @@ const read = <A>(
     }),
   )
 
-/** `OPENAI_BASE_URL`, or `undefined` when it is not set. */
-export const baseUrl: Effect.Effect<string | undefined, SvirError.SvirError> = read(
-  "OPENAI_BASE_URL",
-  (config) => config.String("OPENAI_BASE_URL"),
-)
+/** A base URL from the variable `name`, or `undefined` when it is not set or no name is given. */
+export const baseUrl = (
+  name: string | undefined,
+): Effect.Effect<string | undefined, SvirError.SvirError> =>
+  name === undefined ? Effect.undefined : read(name, (config) => config.String(name))
 
-/** `OPENAI_API_KEY`, or `undefined` when it is not set or blank: the shell's way of saying none. */
-export const apiKey: Effect.Effect<Redacted.Redacted<string> | undefined, SvirError.SvirError> =
-  Effect.map(
-    read("OPENAI_API_KEY", (config) => config.Redacted("OPENAI_API_KEY")),
-    (key) => (key === undefined || Redacted.value(key).trim() === "" ? undefined : key),
-  )
+/**
+ * A key from the variable `name`, or `undefined` when it is not set or blank (the shell's way of
+ * saying none), or no name is given.
+ */
+export const apiKey = (
+  name: string | undefined,
+): Effect.Effect<Redacted.Redacted<string> | undefined, SvirError.SvirError> =>
+  name === undefined
+    ? Effect.undefined
+    : Effect.map(
+        read(name, (config) => config.Redacted(name)),
+        (key) => (key === undefined || Redacted.value(key).trim() === "" ? undefined : key),
+      )

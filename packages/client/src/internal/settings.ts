@@ -5,11 +5,11 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
-/** Where requests go when neither the options nor `OPENAI_BASE_URL` say. */
-export const defaultBaseUrl = "https://api.openai.com/v1"
-
-/** Headers the client writes itself: a caller's value would break the request or leak. */
-export const reservedHeaders: ReadonlySet<string> = new Set([
+/**
+ * Headers the client writes itself: a caller's value would break the request or leak. Those the
+ * codec makes from the key are added to them (D24).
+ */
+const transportHeaders: ReadonlyArray<string> = [
   "authorization",
   "content-type",
   "content-length",
@@ -17,7 +17,7 @@ export const reservedHeaders: ReadonlySet<string> = new Set([
   "transfer-encoding",
   "connection",
   "accept",
-])
+]
 
 export interface Settings {
   readonly baseUrl: string
@@ -31,6 +31,8 @@ export interface Settings {
    */
   readonly redaction: Redaction.Redaction
   readonly codec: Codec.Codec
+  /** The codec's HTTP facts, with core's defaults for those it leaves out (D24). */
+  readonly http: Codec.Http
   readonly retry: {
     readonly times: number
     readonly baseDelayMillis: number
@@ -136,7 +138,13 @@ const isAscii = (value: string): boolean => {
 
 export const checkHeaders = (
   headers: Readonly<Record<string, string>>,
+  http: Codec.Http,
 ): Effect.Effect<Readonly<Record<string, string>>, SvirError.SvirError> => {
+  // A placeholder key: only the names of the headers the codec makes from one are wanted.
+  const reservedHeaders = new Set([
+    ...transportHeaders,
+    ...Object.keys(http.headers("key")).map((name) => name.toLowerCase()),
+  ])
   const checked: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase()
@@ -278,8 +286,9 @@ export const count = (
     : Effect.fail(configError(`${name} must be a whole number of ${least} or more, not ${input}`))
 
 /**
- * The redaction of everything the client sends that is a secret: the key (in
- * `Authorization: Bearer <key>`, which servers echo with or without the scheme), and every
+ * The redaction of everything the client sends that is a secret: the key (in the headers the
+ * codec makes of it, such as `Authorization: Bearer <key>`, which servers echo with or without
+ * the scheme), and every
  * configured header and query value, since users put keys, tokens and cookies in `headers` and
  * keys in the query (Azure's `api-key`, D18). The client sends each of them as it is, or
  * percent-encoded in the URL, and `Redaction` reads every escaped form of a value (a character

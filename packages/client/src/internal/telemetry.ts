@@ -18,23 +18,15 @@ export interface Telemetry {
   readonly redaction: Redaction.Redaction
 }
 
-/**
- * D20: Chat Completions is OpenAI's API, and the conventions name the provider by the API a
- * client speaks when it cannot know the server ("openai" for any OpenAI-compatible server).
- * Another codec's own name stands in until it says otherwise.
- */
-export const providerNameOf = (codecName: string): string =>
-  codecName === "openai-chat" ? "openai" : codecName
-
+/** D20, D24: the provider's name is the codec's (`openai` for Chat Completions), or the caller's. */
 export const make = (
   baseUrl: string,
-  codecName: string,
-  providerName: string | undefined,
+  providerName: string,
   redaction: Redaction.Redaction,
 ): Telemetry => {
   const url = new URL(baseUrl)
   return {
-    providerName: providerName ?? providerNameOf(codecName),
+    providerName,
     serverAddress: url.hostname.replace(/^\[(.*)\]$/, "$1"),
     serverPort: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
     redaction,

@@ -1,5 +1,5 @@
 import type { Codec, Event } from "@svir/core"
-import { Json, SvirError } from "@svir/core"
+import { HttpError, Json, SvirError } from "@svir/core"
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
@@ -18,7 +18,6 @@ import type * as Pull from "effect/Pull"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as StatusError from "../StatusError.js"
 import * as Redirect from "./redirect.js"
 import type { Settings } from "./settings.js"
 import type * as TotalTimeout from "./totalTimeout.js"
@@ -105,6 +104,12 @@ const errorBodyWait = (status: number, settings: Settings): number =>
     ? settings.errorBodyMillis
     : settings.briefErrorBodyMillis
 
+/** D24: the codec reads its wire's error answer; the wait a server asks for is the transport's. */
+const toError = (response: HttpError.Response, settings: Settings): SvirError.SvirError =>
+  HttpError.toError(response, settings.http.readError(response), {
+    maxRetryAfterMillis: settings.maxRetryAfterMillis,
+  })
+
 const failWithStatus = (
   response: HttpClientResponse.HttpClientResponse,
   settings: Settings,
@@ -112,12 +117,7 @@ const failWithStatus = (
   Effect.flatMap(
     readBounded(response, errorBodyBytes, errorBodyWait(response.status, settings)),
     (body) =>
-      Effect.fail(
-        StatusError.fromResponse(
-          { status: response.status, headers: response.headers, body },
-          { maxRetryAfterMillis: settings.maxRetryAfterMillis },
-        ),
-      ),
+      Effect.fail(toError({ status: response.status, headers: response.headers, body }, settings)),
   )
 
 /** What {@link Transport.send} sends. */
@@ -153,10 +153,10 @@ const manualRedirects: globalThis.RequestInit = { redirect: "manual" }
 export const make = (http: HttpClient.HttpClient, settings: Settings): Transport => {
   // D9: every request is scoped, so a response nobody reads is aborted with its call.
   const scoped = HttpClient.withScope(http)
-  const authorization =
-    settings.apiKey === undefined
-      ? {}
-      : { authorization: `Bearer ${Redacted.value(settings.apiKey)}` }
+  // D24: the codec makes the headers of its wire from the key.
+  const authorization = settings.http.headers(
+    settings.apiKey === undefined ? undefined : Redacted.value(settings.apiKey),
+  )
   const plainRequests = new Map<string, HttpClientRequest.HttpClientRequest>()
   /** The request of a method and accept header, with every configured header: made once each. */
   const plainRequest = (method: Outgoing["method"], accept: string) => {
@@ -351,7 +351,11 @@ export const requireEventStream = (
         `the server answered a streamed request with ${response.status} and content type ${JSON.stringify(type)}, not an event stream (text/event-stream)`,
         {
           status: response.status,
-          serverMessage: StatusError.serverMessage(body),
+          serverMessage: settings.http.readError({
+            status: response.status,
+            headers: response.headers,
+            body,
+          }).words,
         },
       ),
     ),

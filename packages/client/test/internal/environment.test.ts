@@ -53,8 +53,8 @@ describe("environment", () => {
     Effect.scoped(
       Effect.gen(function* () {
         yield* refusingEnvironment
-        assert.isUndefined(yield* Environment.baseUrl)
-        assert.isUndefined(yield* Environment.apiKey)
+        assert.isUndefined(yield* Environment.baseUrl("OPENAI_BASE_URL"))
+        assert.isUndefined(yield* Environment.apiKey("OPENAI_API_KEY"))
       }),
     ),
   )
@@ -87,7 +87,7 @@ describe("environment", () => {
       Effect.gen(function* () {
         yield* refusingEnvironment
         const provider = ConfigProvider.fromEnvRecord({ OPENAI_API_KEY: "sk-provided" })
-        const key = yield* Environment.apiKey.pipe(
+        const key = yield* Environment.apiKey("OPENAI_API_KEY").pipe(
           Effect.provideService(ConfigProvider.ConfigProvider, provider),
         )
         assert.strictEqual(key === undefined ? undefined : Redacted.value(key), "sk-provided")
@@ -102,8 +102,8 @@ describe("environment", () => {
           OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
           OPENAI_API_KEY: "sk-env",
         })
-        assert.strictEqual(yield* Environment.baseUrl, "http://127.0.0.1:9/v1")
-        const key = yield* Environment.apiKey
+        assert.strictEqual(yield* Environment.baseUrl("OPENAI_BASE_URL"), "http://127.0.0.1:9/v1")
+        const key = yield* Environment.apiKey("OPENAI_API_KEY")
         assert.strictEqual(key === undefined ? undefined : Redacted.value(key), "sk-env")
       }),
     ),

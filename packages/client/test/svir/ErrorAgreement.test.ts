@@ -1,13 +1,12 @@
 /**
- * One error body, two places: as the body of a refused request (the client's status mapping) and
+ * One error body, two places: as the body of a refused request (the codec's `http.readError`) and
  * as an error inside a stream (the codec's decoder). Both read it with the codec's `ServerError`,
  * so a context overflow or the content filter is told the same way in both; what is neither is
  * Unsupported over HTTP and Server in a stream (the Rust crate's D29, D30, D36).
  */
 import { assert, describe, it } from "@effect/vitest"
-import type { SvirError } from "@svir/core"
+import { Codec, type SvirError } from "@svir/core"
 import { OpenAiCodec } from "@svir/openai-codec"
-import { StatusError } from "../../src/index.js"
 
 const bodies: ReadonlyArray<readonly [string, SvirError.Kind]> = [
   [
@@ -26,8 +25,10 @@ const bodies: ReadonlyArray<readonly [string, SvirError.Kind]> = [
   ['{"error":"model not found"}', "Unsupported"],
 ]
 
+const codec = OpenAiCodec.make()
+
 const inStream = (body: string): SvirError.Kind | undefined => {
-  const decoder = OpenAiCodec.make().decoder()
+  const decoder = codec.decoder()
   const step = decoder.push(new TextEncoder().encode(`data: ${body}\n\n`))
   return (step.error ?? decoder.finish().error)?.reason._tag
 }
@@ -35,7 +36,7 @@ const inStream = (body: string): SvirError.Kind | undefined => {
 describe("an error body over HTTP and inside a stream", () => {
   for (const [body, kind] of bodies) {
     it(`${body} is ${kind} on a 400, and the same inside a stream`, () => {
-      assert.strictEqual(StatusError.kindOf(400, body), kind)
+      assert.strictEqual(Codec.http(codec).readError({ status: 400, headers: {}, body }).kind, kind)
       // What is neither an overflow nor the filter is the server failing mid-answer in a stream.
       assert.strictEqual(inStream(body), kind === "Unsupported" ? "Server" : kind)
     })
