@@ -1,6 +1,6 @@
 /**
- * The options of the wire, end to end: sampling options and a server's own fields on the
- * request, a query string on every URL (Azure's classic `api-version`), and what comes back
+ * The options of the wire, end to end: sampling options, the codec's own options and a server's
+ * own fields on the request, a query string on every URL (Azure's classic `api-version`), and what comes back
  * beside the text: log probabilities, streamed and whole, and the usage with its details, summed
  * over two turns.
  *
@@ -10,6 +10,7 @@
 import { fileURLToPath } from "node:url"
 import { Client } from "@svir/client"
 import { Completion, Request } from "@svir/core"
+import { OpenAiCodec } from "@svir/openai-codec"
 import { Answer, ScriptedServer } from "@svir/testing"
 import { Console, Effect, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -20,8 +21,8 @@ export const question = Request.make("Qwen/Qwen3-8B").pipe(
   Request.seed(7),
   Request.topP(0.9),
   Request.stop("\n"),
-  Request.logprobs(true),
-  Request.topLogprobs(2),
+  // Options only Chat Completions has, under the codec's name: another wire ignores them.
+  OpenAiCodec.options({ logprobs: true, topLogprobs: 2 }),
   // vLLM's own switch, sent as it is: no thinking for a yes or no.
   Request.extra({ chat_template_kwargs: { enable_thinking: false } }),
 )

@@ -7,6 +7,7 @@
  * is a typed `SvirError`.
  *
  * @since 0.1.0
+ * @module
  */
 import type { Completion, Event } from "@svir/core"
 import { Codec, HttpError, Request, SvirError } from "@svir/core"

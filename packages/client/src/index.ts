@@ -3,7 +3,7 @@
  * Completion or a stream of Events out, every failure typed.
  *
  * @since 0.1.0
+ * @packageDocumentation
  */
 
-/** @since 0.1.0 */
 export * as Client from "./Client.js"

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Request, Tool } from "@svir/core"
+import { OpenAiCodec } from "@svir/openai-codec"
 import { Answer } from "@svir/testing"
 import { Effect, Stream } from "effect"
 import { serverAndClient } from "./helpers.js"
@@ -17,9 +18,7 @@ const request = Request.make("m").pipe(
   Request.topP(0.9),
   Request.stop("END"),
   Request.parallelToolCalls(false),
-  Request.serviceTier("flex"),
-  Request.endUser("user-5f2a"),
-  Request.prediction("Order 42 is"),
+  OpenAiCodec.options({ serviceTier: "flex", user: "user-5f2a", prediction: "Order 42 is" }),
   Request.extra({ top_k: 20, reasoning_effort: "xhigh" }),
 )
 

@@ -8,6 +8,7 @@
  * `CaseFiles`, in the entry `@svir/conformance/node`.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

@@ -3,6 +3,7 @@
  * not any codec's wire form, turned into a `@svir/core` `Request` by {@link toRequest}.
  *
  * @since 0.2.0
+ * @module
  */
 import {
   Completion,

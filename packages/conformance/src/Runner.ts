@@ -4,6 +4,7 @@
  * is checked against the expectation, and the feedings are checked against each other.
  *
  * @since 0.1.0
+ * @module
  */
 import { type Codec, type Message, Request, type SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"

@@ -4,11 +4,9 @@
  * command are the entry `@svir/conformance/node`; the vitest helper is `@svir/conformance/vitest`.
  *
  * @since 0.1.0
+ * @packageDocumentation
  */
 
-/** @since 0.1.0 */
 export * as Case from "./Case.js"
-/** @since 0.2.0 */
 export * as Notation from "./Notation.js"
-/** @since 0.1.0 */
 export * as Runner from "./Runner.js"

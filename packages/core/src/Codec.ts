@@ -5,9 +5,11 @@
  * To write a codec for another protocol (say, Anthropic Messages), implement {@link Codec} against
  * this package alone:
  *
- * - `encode` turns a {@link Request.Request} into the JSON body of the protocol. Run
- *   `Request.validate` first, and fail with an `Unsupported` {@link SvirError.SvirError} for
- *   anything the protocol cannot carry: never drop it.
+ * - `fields` lists the request fields the codec handles. `encode` turns a
+ *   {@link Request.Request} into the JSON body of the protocol: run
+ *   `Request.unclaimed(request, fields, name)` and `Request.validate` first, read the options only
+ *   this wire has with `Request.codecOptionsOf(request, name)`, and fail with an `Unsupported`
+ *   {@link SvirError.SvirError} for anything the protocol cannot carry: never drop it.
  * - `decodeResponse` reads a whole, non-streamed response body into a
  *   {@link Completion.Completion}.
  * - `decoder` makes a fresh {@link StreamDecoder} for one streamed answer: a synchronous state
@@ -24,7 +26,11 @@
  * listing of models, the provider's name for telemetry, the default base URL and the environment
  * variables. Each one left out takes the default {@link http} gives.
  *
+ * The guide "Writing a codec" (`docs/writing-a-codec.md`) says what a codec does with each
+ * request field and each HTTP fact.
+ *
  * @since 0.1.0
+ * @module
  */
 import * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
@@ -103,6 +109,15 @@ export interface Codec {
   readonly decoder: () => StreamDecoder
   /** The wire's HTTP facts; each one left out is the default of {@link http}. @since 0.2.0 */
   readonly http?: Partial<Http> | undefined
+  /**
+   * The request fields this codec handles (sends, or refuses with its own error); core's
+   * `Request.unclaimed`, which `encode` calls first, refuses the others, so a field added to
+   * `Request` later is refused by a codec that does not know it, never dropped. A field the wire
+   * always honours (usage that every streamed answer reports) is claimed too. Left out by a codec
+   * that predates the list (0.1): then no field is checked, and the codec alone says what it
+   * refuses. @since 0.2.0
+   */
+  readonly fields?: ReadonlyArray<Request.Field> | undefined
 }
 
 /**
@@ -173,8 +188,8 @@ const bearer = (apiKey: string | undefined): Readonly<Record<string, string>> =>
  * import { Codec } from "@svir/core"
  *
  * declare const codec: Codec.Codec
- * const http = Codec.http(codec)
- * http.headers("sk-1") // { authorization: "Bearer sk-1" } unless the codec says otherwise
+ * // the key as `Authorization: Bearer`, unless the codec says otherwise
+ * const headers = Codec.http(codec).headers("sk-1")
  * ```
  *
  * @since 0.2.0

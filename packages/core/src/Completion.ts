@@ -2,6 +2,7 @@
  * A whole answer of the model.
  *
  * @since 0.1.0
+ * @module
  */
 import type * as ToolCall from "./ToolCall.js"
 

@@ -2,6 +2,7 @@
  * What a streamed answer gives as it arrives.
  *
  * @since 0.1.0
+ * @module
  */
 import type * as Completion from "./Completion.js"
 

@@ -8,6 +8,7 @@
  * unless {@link RecordContent} is `true`.
  *
  * @since 0.2.0
+ * @module
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

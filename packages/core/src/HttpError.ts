@@ -18,6 +18,7 @@
  * retryable. DECISIONS.md D31.
  *
  * @since 0.2.0
+ * @module
  */
 import * as Result from "effect/Result"
 import * as Json from "./Json.js"

@@ -5,6 +5,7 @@
  * here it is refused when it is read.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Data from "effect/Data"
 import * as Result from "effect/Result"

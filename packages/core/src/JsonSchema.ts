@@ -6,6 +6,7 @@
  * (DECISIONS.md, D15).
  *
  * @since 0.2.0
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as Json from "./Json.js"

@@ -2,6 +2,7 @@
  * The turns of a conversation and the parts a user turn is made of.
  *
  * @since 0.1.0
+ * @module
  */
 import type * as Completion from "./Completion.js"
 import type * as Parts from "./internal/parts.js"

@@ -3,6 +3,7 @@
  * piece, shown in a UI before it is whole (DECISIONS.md, D18).
  *
  * @since 0.2.0
+ * @module
  */
 import * as Result from "effect/Result"
 import * as internal from "./internal/partialJsonReader.js"

@@ -6,6 +6,7 @@
  * client, an MCP connection), and every error that leaves that place goes through it.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Base64 from "effect/encoding/Base64"
 import * as Base64Url from "effect/encoding/Base64Url"

@@ -2,6 +2,7 @@
  * An immutable, pipeable builder of what is sent to a model.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
@@ -40,13 +41,16 @@ export type ResponseFormat =
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high"
 
 /**
- * How the server processes the request, where it offers tiers (OpenAI's `service_tier`): its
- * project default (`auto`), standard, cheaper and slower (`flex`), or faster (`priority`).
+ * Options of one wire or another, by the name of the codec they are for (`"openai-chat"`,
+ * `"anthropic-messages"`). A codec reads the options under its own name and ignores the others,
+ * so one request can carry options for several wires. The values are JSON-like data (objects,
+ * arrays, strings, finite numbers, booleans, `null`), so that a request stays data that can be
+ * stored and sent on.
  *
  * @since 0.2.0
  * @category models
  */
-export type ServiceTier = "auto" | "default" | "flex" | "scale" | "priority" | "fast"
+export type CodecOptions = Readonly<Record<string, Readonly<Record<string, unknown>>>>
 
 /**
  * What is sent to a model. Build it with {@link make} and the functions of this module, each of
@@ -81,22 +85,12 @@ export interface Request extends Pipeable.Pipeable {
   readonly presencePenalty: number | undefined
   /** Penalizes tokens by how often they are already present, -2 to 2. @since 0.2.0 */
   readonly frequencyPenalty: number | undefined
-  /** A bias, -100 to 100, added to each token id's logit. @since 0.2.0 */
-  readonly logitBias: Readonly<Record<number, number>> | undefined
-  /** Ask for the log probability of each token of the answer. @since 0.2.0 */
-  readonly logprobs: boolean | undefined
-  /** How many likeliest alternatives to give with each token, 0 to 20; needs `logprobs`. @since 0.2.0 */
-  readonly topLogprobs: number | undefined
   /** Whether the model may make several calls in one answer. @since 0.2.0 */
   readonly parallelToolCalls: boolean | undefined
-  /** A stable id of the end user, for the server's abuse detection and caching. @since 0.2.0 */
-  readonly endUser: string | undefined
-  /** The processing tier. @since 0.2.0 */
-  readonly serviceTier: ServiceTier | undefined
-  /** Text most of the answer is expected to repeat (predicted outputs), to answer faster. @since 0.2.0 */
-  readonly prediction: string | undefined
   /** Fields of the server's own, added to the body as they are (see {@link extra}). @since 0.2.0 */
   readonly extra: Readonly<Record<string, unknown>> | undefined
+  /** Options of one wire or another, by the codec's name (see {@link codecOptions}). @since 0.2.0 */
+  readonly codecOptions: CodecOptions | undefined
 }
 
 /** Every field but the messages, which a request keeps in its own way (DECISIONS.md, D9). */
@@ -119,14 +113,9 @@ const settingsOf = (self: Request): Settings => ({
   stop: self.stop,
   presencePenalty: self.presencePenalty,
   frequencyPenalty: self.frequencyPenalty,
-  logitBias: self.logitBias,
-  logprobs: self.logprobs,
-  topLogprobs: self.topLogprobs,
   parallelToolCalls: self.parallelToolCalls,
-  endUser: self.endUser,
-  serviceTier: self.serviceTier,
-  prediction: self.prediction,
   extra: self.extra,
+  codecOptions: self.codecOptions,
 })
 
 /**
@@ -156,14 +145,9 @@ class RequestImpl implements Request {
   declare readonly stop: string | ReadonlyArray<string> | undefined
   declare readonly presencePenalty: number | undefined
   declare readonly frequencyPenalty: number | undefined
-  declare readonly logitBias: Readonly<Record<number, number>> | undefined
-  declare readonly logprobs: boolean | undefined
-  declare readonly topLogprobs: number | undefined
   declare readonly parallelToolCalls: boolean | undefined
-  declare readonly endUser: string | undefined
-  declare readonly serviceTier: ServiceTier | undefined
-  declare readonly prediction: string | undefined
   declare readonly extra: Readonly<Record<string, unknown>> | undefined
+  declare readonly codecOptions: CodecOptions | undefined
   #backing: Array<Message.Message>
   #length: number
   #messages: ReadonlyArray<Message.Message> | undefined = undefined
@@ -189,14 +173,9 @@ class RequestImpl implements Request {
     this.stop = settings.stop
     this.presencePenalty = settings.presencePenalty
     this.frequencyPenalty = settings.frequencyPenalty
-    this.logitBias = settings.logitBias
-    this.logprobs = settings.logprobs
-    this.topLogprobs = settings.topLogprobs
     this.parallelToolCalls = settings.parallelToolCalls
-    this.endUser = settings.endUser
-    this.serviceTier = settings.serviceTier
-    this.prediction = settings.prediction
     this.extra = settings.extra
+    this.codecOptions = settings.codecOptions
   }
 
   static readonly #messagesProperty: PropertyDescriptor = {
@@ -292,14 +271,9 @@ export const make = (model: string): Request =>
       stop: undefined,
       presencePenalty: undefined,
       frequencyPenalty: undefined,
-      logitBias: undefined,
-      logprobs: undefined,
-      topLogprobs: undefined,
       parallelToolCalls: undefined,
-      endUser: undefined,
-      serviceTier: undefined,
-      prediction: undefined,
       extra: undefined,
+      codecOptions: undefined,
     },
     [],
     0,
@@ -656,59 +630,6 @@ export const frequencyPenalty: {
 } = dual(2, (self: Request, penalty: number) => update(self, { frequencyPenalty: penalty }))
 
 /**
- * Biases tokens by their id in the model's tokenizer: from -100 (never) to 100 (only that token);
- * values near ±1 nudge. Replaces an earlier bias.
- *
- * @example
- * ```ts
- * import { Request } from "@svir/core"
- *
- * // Ids of the model's own tokenizer: never token 50256, token 3763 a little more often.
- * Request.make("gpt-4o-mini").pipe(Request.logitBias({ 50256: -100, 3763: 1 }))
- * ```
- *
- * @since 0.2.0
- * @category combinators
- */
-export const logitBias: {
-  (bias: Readonly<Record<number, number>>): (self: Request) => Request
-  (self: Request, bias: Readonly<Record<number, number>>): Request
-} = dual(2, (self: Request, bias: Readonly<Record<number, number>>) =>
-  update(self, { logitBias: bias }),
-)
-
-/**
- * Asks for the log probability of each token of the answer (`Completion.logprobs`, and a
- * `LogprobsDelta` event as they stream).
- *
- * @example
- * ```ts
- * import { Request } from "@svir/core"
- *
- * Request.make("gpt-4o-mini").pipe(Request.logprobs(true), Request.topLogprobs(3))
- * ```
- *
- * @since 0.2.0
- * @category combinators
- */
-export const logprobs: {
-  (logprobs: boolean): (self: Request) => Request
-  (self: Request, logprobs: boolean): Request
-} = dual(2, (self: Request, logprobs: boolean) => update(self, { logprobs }))
-
-/**
- * Asks for the `count` likeliest tokens at each position of the answer, with their log
- * probabilities: a whole number from 0 to 20, with {@link logprobs} set to `true`.
- *
- * @since 0.2.0
- * @category combinators
- */
-export const topLogprobs: {
-  (count: number): (self: Request) => Request
-  (self: Request, count: number): Request
-} = dual(2, (self: Request, count: number) => update(self, { topLogprobs: count }))
-
-/**
  * Whether the model may make several calls in one answer (`false`: one call at most). Sent only
  * when the request offers tools.
  *
@@ -726,63 +647,6 @@ export const parallelToolCalls: {
   (parallel: boolean): (self: Request) => Request
   (self: Request, parallel: boolean): Request
 } = dual(2, (self: Request, parallel: boolean) => update(self, { parallelToolCalls: parallel }))
-
-/**
- * Names the end user with a stable id (a hash of their account, say), which some servers use to
- * detect abuse and to cache prompts (the wire's `user`). Not empty.
- *
- * @example
- * ```ts
- * import { Request } from "@svir/core"
- *
- * Request.make("gpt-4o-mini").pipe(Request.endUser("user-5f2a"), Request.user("Hi"))
- * ```
- *
- * @since 0.2.0
- * @category combinators
- */
-export const endUser: {
-  (id: string): (self: Request) => Request
-  (self: Request, id: string): Request
-} = dual(2, (self: Request, id: string) => update(self, { endUser: id }))
-
-/**
- * Sets the processing tier, on servers that have tiers.
- *
- * @example
- * ```ts
- * import { Request } from "@svir/core"
- *
- * Request.make("o4-mini").pipe(Request.serviceTier("flex"))
- * ```
- *
- * @since 0.2.0
- * @category combinators
- */
-export const serviceTier: {
-  (tier: ServiceTier): (self: Request) => Request
-  (self: Request, tier: ServiceTier): Request
-} = dual(2, (self: Request, tier: ServiceTier) => update(self, { serviceTier: tier }))
-
-/**
- * Gives text most of the answer is expected to repeat (a file to be edited a little), so that a
- * server with predicted outputs answers faster.
- *
- * @example
- * ```ts
- * import { Request } from "@svir/core"
- *
- * const code = "export const add = (a: number, b: number) => a + b\n"
- * Request.make("gpt-4o").pipe(Request.user(`Rename add to sum:\n${code}`), Request.prediction(code))
- * ```
- *
- * @since 0.2.0
- * @category combinators
- */
-export const prediction: {
-  (content: string): (self: Request) => Request
-  (self: Request, content: string): Request
-} = dual(2, (self: Request, content: string) => update(self, { prediction: content }))
 
 /**
  * Adds fields of a server's own to the body, as they are: vLLM's `chat_template_kwargs`,
@@ -811,10 +675,160 @@ export const extra: {
 )
 
 /**
+ * Gives options to the codec of the given name (its `name`: `"openai-chat"`,
+ * `"anthropic-messages"`), for what only that wire has. Each call merges over the options given
+ * earlier under that name; a key given again replaces it. A codec reads only the options under its
+ * own name and ignores the others, so one request can carry options for several wires. The values
+ * must be JSON-like data (objects, arrays, strings, finite numbers, booleans, `null`): a request is
+ * data that can be stored and sent on. A codec checks its own options when it encodes, and refuses
+ * a key or a value it does not know. A codec usually offers a typed function built on this one
+ * (`OpenAiCodec.options`).
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * const request = Request.make("gpt-4o-mini").pipe(
+ *   Request.codecOptions("openai-chat", { serviceTier: "flex" }),
+ *   Request.codecOptions("openai-chat", { user: "user-5f2a" }),
+ * )
+ * Request.codecOptionsOf(request, "openai-chat") // { serviceTier: "flex", user: "user-5f2a" }
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const codecOptions: {
+  (name: string, options: Readonly<Record<string, unknown>>): (self: Request) => Request
+  (self: Request, name: string, options: Readonly<Record<string, unknown>>): Request
+} = dual(3, (self: Request, name: string, options: Readonly<Record<string, unknown>>) =>
+  update(self, {
+    codecOptions: { ...self.codecOptions, [name]: { ...codecOptionsOf(self, name), ...options } },
+  }),
+)
+
+/**
+ * The options the request gives the codec of the given name, or `undefined` when it gives none.
+ * A codec reads its own with it; the value is as the caller gave it, to be checked by the codec.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * const request = Request.make("m").pipe(Request.codecOptions("openai-chat", { logprobs: true }))
+ * Request.codecOptionsOf(request, "anthropic-messages") // undefined
+ * ```
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const codecOptionsOf = (
+  self: Request,
+  name: string,
+): Readonly<Record<string, unknown>> | undefined => {
+  const all = self.codecOptions
+  // An own key only: a name such as "toString" is not an option of the prototype's.
+  return all !== undefined && Object.hasOwn(all, name) ? all[name] : undefined
+}
+
+/**
+ * The name of a field of a request that a codec must either handle or refuse: every field but
+ * `model` and `messages`, which every codec sends, and `codecOptions`, which every codec reads
+ * under its own name. See {@link fields} for the list, and {@link unclaimed} for what "sets"
+ * means for each one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Field = Exclude<keyof Request, "model" | "messages" | "codecOptions" | "pipe">
+
+/**
+ * Whether the request sets each field: gives it a value that asks something of the wire. A field
+ * at its default (`undefined`, no tools, `toolChoice` Auto, a Text response format,
+ * `sendReasoning` off, no extra fields) sets nothing. Typed by {@link Field}: a field added to the
+ * request does not compile until it is here, and so in {@link fields}.
+ */
+const setters: { readonly [F in Field]: (self: Request) => boolean } = {
+  system: (self) => self.system !== undefined,
+  tools: (self) => self.tools.length > 0,
+  toolChoice: (self) => self.toolChoice._tag !== "Auto",
+  maxTokens: (self) => self.maxTokens !== undefined,
+  temperature: (self) => self.temperature !== undefined,
+  responseFormat: (self) =>
+    self.responseFormat !== undefined && self.responseFormat._tag !== "Text",
+  reasoningEffort: (self) => self.reasoningEffort !== undefined,
+  includeUsage: (self) => self.includeUsage !== undefined,
+  sendReasoning: (self) => self.sendReasoning === true,
+  contextTokens: (self) => self.contextTokens !== undefined,
+  seed: (self) => self.seed !== undefined,
+  topP: (self) => self.topP !== undefined,
+  stop: (self) => self.stop !== undefined,
+  presencePenalty: (self) => self.presencePenalty !== undefined,
+  frequencyPenalty: (self) => self.frequencyPenalty !== undefined,
+  parallelToolCalls: (self) => self.parallelToolCalls !== undefined,
+  extra: (self) => self.extra !== undefined && Object.keys(self.extra).length > 0,
+}
+
+/**
+ * Every {@link Field}, in the order of the request's fields: what a codec's `fields` is chosen
+ * from. A field added to the request later is added here too, and so is refused by every codec
+ * that has not claimed it, never dropped.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * Request.fields.slice(0, 3) // ["system", "tools", "toolChoice"]
+ * ```
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const fields: ReadonlyArray<Field> = Object.keys(setters) as Array<Field>
+
+/**
+ * The Unsupported error for the first field (in the order of {@link fields}) that the request
+ * sets and the codec named `codecName` did not claim, or `undefined` when it claimed every field
+ * the request sets. A field is set when it asks something of the wire: `system`, the numbers,
+ * `reasoningEffort`, `includeUsage`, `stop` and `parallelToolCalls` when not `undefined`; `tools`
+ * when not empty; `toolChoice` when not Auto; `responseFormat` when not `undefined` nor Text;
+ * `sendReasoning` when `true`; `extra` when it has a field. A codec calls it first in `encode`
+ * with its own `fields`, so that a field it does not know is refused rather than dropped.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ *
+ * const request = Request.make("m").pipe(Request.user("Hi"), Request.seed(7))
+ * const error = Request.unclaimed(request, ["system", "maxTokens"], "example")
+ * error?.message // "the request sets seed, which the example codec does not send"
+ * ```
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const unclaimed = (
+  self: Request,
+  claimed: ReadonlySet<Field> | ReadonlyArray<Field>,
+  codecName: string,
+): SvirError.SvirError | undefined => {
+  const handled: ReadonlySet<Field> = "has" in claimed ? claimed : new Set(claimed)
+  for (const field of fields) {
+    if (!handled.has(field) && setters[field](self)) {
+      return SvirError.make(
+        "Unsupported",
+        `the request sets ${field}, which the ${codecName} codec does not send`,
+      )
+    }
+  }
+  return undefined
+}
+
+/**
  * Why the request cannot be sent, or `undefined` when it can: a tool name servers refuse,
  * `Required` with no tools offered, a named tool that is not offered, an empty model name, a
- * token bound, temperature or sampling option out of range (see each option), top logprobs
- * without logprobs, or an empty end user id.
+ * token bound, temperature or sampling option out of range (see each option). A codec checks
+ * its own options ({@link codecOptions}) itself.
  *
  * @since 0.1.0
  * @category validation
@@ -869,27 +883,8 @@ const samplingProblem = (self: Request): string | undefined => {
   if (penalty !== undefined) return penalty
   const frequency = penaltyProblem("frequency penalty", self.frequencyPenalty)
   if (frequency !== undefined) return frequency
-  for (const [token, bias] of Object.entries(self.logitBias ?? {})) {
-    if (!tokenId.test(token))
-      return `logit bias is keyed by token ids (whole numbers), not ${token}`
-    if (!(bias >= -100 && bias <= 100)) {
-      return `the logit bias of token ${token} must be between -100 and 100, not ${bias}`
-    }
-  }
-  const top = self.topLogprobs
-  if (top !== undefined) {
-    if (!(Number.isInteger(top) && top >= 0 && top <= 20)) {
-      return `top logprobs must be a whole number from 0 to 20, not ${top}`
-    }
-    if (self.logprobs !== true) return "top logprobs needs logprobs: set Request.logprobs(true)"
-  }
-  if (self.endUser !== undefined && self.endUser.trim() === "") {
-    return "the end user id is empty"
-  }
   return undefined
 }
-
-const tokenId = /^\d{1,15}$/
 
 const penaltyProblem = (name: string, penalty: number | undefined): string | undefined =>
   penalty === undefined || (penalty >= -2 && penalty <= 2)

@@ -6,6 +6,7 @@
  * own `AiError` is matched.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Data from "effect/Data"
 import * as Predicate from "effect/Predicate"

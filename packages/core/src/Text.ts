@@ -4,6 +4,7 @@
  * text someone else wrote, made safe to quote where a terminal may show it.
  *
  * @since 0.1.0
+ * @module
  */
 
 /**

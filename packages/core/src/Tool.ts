@@ -2,6 +2,7 @@
  * A description of a tool for the model.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Effect from "effect/Effect"
 import * as SvirError from "./SvirError.js"

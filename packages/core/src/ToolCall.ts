@@ -2,6 +2,7 @@
  * A call the model made.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"

@@ -2,6 +2,7 @@
  * Whether the model decides to call a tool, or must, or may not.
  *
  * @since 0.1.0
+ * @module
  */
 
 /**

@@ -2,6 +2,7 @@
  * The answer to one call.
  *
  * @since 0.1.0
+ * @module
  */
 import type * as Parts from "./internal/parts.js"
 import * as ToolCall from "./ToolCall.js"

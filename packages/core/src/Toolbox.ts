@@ -2,6 +2,7 @@
  * The contract of anything that lists tools and answers calls.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"

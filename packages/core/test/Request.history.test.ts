@@ -163,14 +163,9 @@ describe("Request history", () => {
       "stop",
       "presencePenalty",
       "frequencyPenalty",
-      "logitBias",
-      "logprobs",
-      "topLogprobs",
       "parallelToolCalls",
-      "endUser",
-      "serviceTier",
-      "prediction",
       "extra",
+      "codecOptions",
     ])
     assert.deepStrictEqual({ ...request }.messages, [Message.user("hi")])
     assert.deepStrictEqual(JSON.parse(JSON.stringify(request)).messages, [

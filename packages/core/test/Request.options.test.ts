@@ -63,30 +63,6 @@ const options: ReadonlyArray<{
       fc.constant(Number.NaN),
     ),
   })),
-  {
-    name: "logitBias",
-    set: Request.logitBias,
-    field: "logitBias",
-    valid: fc.dictionary(
-      fc.nat({ max: 200_000 }).map(String),
-      fc.double({ min: -100, max: 100, noNaN: true }),
-    ),
-    invalid: fc.oneof(
-      fc.record({ "50256": fc.double({ min: 100, minExcluded: true }) }),
-      fc.record({ "50256": fc.double({ max: -100, maxExcluded: true }) }),
-      fc.constant({ "-1": 5 }),
-      fc.constant({ "1.5": 5 }),
-      fc.constant({ hello: 5 }),
-      fc.constant({ 7: Number.NaN }),
-    ),
-  },
-  {
-    name: "endUser",
-    set: Request.endUser,
-    field: "endUser",
-    valid: fc.string({ minLength: 1 }).filter((id) => id.trim() !== ""),
-    invalid: fc.constantFrom("", "  "),
-  },
 ]
 
 describe("Request options", () => {
@@ -129,32 +105,9 @@ describe("Request options", () => {
     }),
   )
 
-  it("top logprobs is 0 to 20 and needs logprobs", () => {
-    const asked = Request.logprobs(base, true)
-    for (const count of [0, 5, 20]) {
-      assert.isUndefined(Request.problem(Request.topLogprobs(asked, count)))
-    }
-    for (const count of [-1, 21, 2.5, Number.NaN]) {
-      assert.isString(Request.problem(Request.topLogprobs(asked, count)))
-    }
-    assert.strictEqual(
-      Request.problem(Request.topLogprobs(base, 3)),
-      "top logprobs needs logprobs: set Request.logprobs(true)",
-    )
-    assert.isString(Request.problem(base.pipe(Request.logprobs(false), Request.topLogprobs(3))))
-  })
-
-  it("the flags, the tier and the prediction are set as given", () => {
-    const request = base.pipe(
-      Request.logprobs(true),
-      Request.parallelToolCalls(false),
-      Request.serviceTier("flex"),
-      Request.prediction("draft"),
-    )
-    assert.strictEqual(request.logprobs, true)
+  it("parallel tool calls is set as given", () => {
+    const request = base.pipe(Request.parallelToolCalls(false))
     assert.strictEqual(request.parallelToolCalls, false)
-    assert.strictEqual(request.serviceTier, "flex")
-    assert.strictEqual(request.prediction, "draft")
     assert.isUndefined(Request.problem(request))
   })
 
@@ -171,5 +124,59 @@ describe("Request options", () => {
       value === undefined ? [] : [field],
     )
     assert.deepStrictEqual(set, ["model", "messages", "tools", "toolChoice"])
+  })
+
+  it("codec options merge by codec name; each codec's are kept apart", () => {
+    const request = base.pipe(
+      Request.codecOptions("openai-chat", { serviceTier: "flex", logprobs: true }),
+      Request.codecOptions("anthropic-messages", { topK: 5 }),
+      Request.codecOptions("openai-chat", { logprobs: false, user: "u-1" }),
+    )
+    assert.deepStrictEqual(Request.codecOptionsOf(request, "openai-chat"), {
+      serviceTier: "flex",
+      logprobs: false,
+      user: "u-1",
+    })
+    assert.deepStrictEqual(Request.codecOptionsOf(request, "anthropic-messages"), { topK: 5 })
+    assert.isUndefined(Request.codecOptionsOf(request, "other"))
+    assert.isUndefined(Request.codecOptionsOf(base, "openai-chat"))
+    assert.deepStrictEqual(request.messages, base.messages)
+    assert.isUndefined(Request.problem(request))
+  })
+
+  it("codec options are data-first too, and leave the request they came from as it was", () => {
+    const first = Request.codecOptions(base, "openai-chat", { serviceTier: "flex" })
+    const second = Request.codecOptions(first, "openai-chat", { serviceTier: "priority" })
+    assert.deepStrictEqual(Request.codecOptionsOf(first, "openai-chat"), { serviceTier: "flex" })
+    assert.deepStrictEqual(Request.codecOptionsOf(second, "openai-chat"), {
+      serviceTier: "priority",
+    })
+    assert.isUndefined(base.codecOptions)
+  })
+
+  it("codec options are read by own name only, whatever the name", () => {
+    for (const name of ["toString", "constructor", "hasOwnProperty", "__proto__"]) {
+      assert.isUndefined(Request.codecOptionsOf(base, name), name)
+      const given = Request.codecOptions(base, name, { a: 1 })
+      assert.deepStrictEqual(Request.codecOptionsOf(given, name), { a: 1 }, name)
+      assert.isUndefined(Request.codecOptionsOf(given, "openai-chat"), name)
+      // The options stay a plain record: a name never reaches the prototype.
+      assert.strictEqual(Object.getPrototypeOf(given.codecOptions), Object.prototype, name)
+    }
+  })
+
+  it("merging codec options is a right-biased union of the records given", () => {
+    const entries = fc.array(fc.tuple(fc.string(), fc.jsonValue()), { maxLength: 5 })
+    fc.assert(
+      fc.property(fc.array(entries, { maxLength: 4 }), (given) => {
+        const request = given.reduce(
+          (acc, options) => Request.codecOptions(acc, "w", Object.fromEntries(options)),
+          base,
+        )
+        const last = new Map(given.flatMap((options) => [...new Map(options)]))
+        const expected = given.length === 0 ? undefined : Object.fromEntries(last)
+        assert.deepStrictEqual(Request.codecOptionsOf(request, "w"), expected)
+      }),
+    )
   })
 })

@@ -3,6 +3,7 @@
  * or asks someone first.
  *
  * @since 0.2.0
+ * @module
  */
 import { Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Context from "effect/Context"

@@ -4,6 +4,7 @@
  * stop condition holds.
  *
  * @since 0.2.0
+ * @module
  */
 import {
   type Completion,

@@ -2,6 +2,7 @@
  * One step of the loop: a request sent, the answer, and the results of the calls it made.
  *
  * @since 0.2.0
+ * @module
  */
 import { Completion, type Request, type ToolCall, type ToolResult } from "@svir/core"
 

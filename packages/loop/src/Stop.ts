@@ -3,6 +3,7 @@
  * loop gives for having stopped.
  *
  * @since 0.2.0
+ * @module
  */
 import type { Completion } from "@svir/core"
 import type * as Step from "./Step.js"

@@ -2,6 +2,7 @@
  * One streamed answer: each event to a callback as it arrives, the completion at the end.
  *
  * @since 0.2.0
+ * @module
  */
 import { type Completion, type Event, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"

@@ -3,6 +3,7 @@
  * repeat; with stop conditions, approval, repair and abort.
  *
  * @since 0.2.0
+ * @packageDocumentation
  */
 
 /**

@@ -2,6 +2,7 @@
  * An MCP `tools/call` result as one svir result: content blocks become one string.
  *
  * @since 0.1.0
+ * @module
  */
 import type { Message } from "@svir/core"
 import { Json, ToolResult } from "@svir/core"

@@ -4,6 +4,7 @@
  * service; without it, every request is declined.
  *
  * @since 0.1.0
+ * @module
  */
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"

@@ -2,6 +2,7 @@
  * An MCP server's prompts: listed, and got with their arguments, beside its tools.
  *
  * @since 0.1.0
+ * @module
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js"

@@ -2,6 +2,7 @@
  * An MCP server's resources: listed, their templates listed, and read, beside its tools.
  *
  * @since 0.1.0
+ * @module
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type {

@@ -2,6 +2,7 @@
  * An MCP server's tools as a svir Toolbox, through the official MCP SDK's Client.
  *
  * @since 0.1.0
+ * @module
  */
 
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"

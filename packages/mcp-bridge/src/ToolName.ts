@@ -2,6 +2,7 @@
  * The names a bridged tool is offered under, and the way back to the server's own names.
  *
  * @since 0.1.0
+ * @module
  */
 
 import { SvirError } from "@svir/core"

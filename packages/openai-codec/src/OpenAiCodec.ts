@@ -4,14 +4,18 @@
  * sends the body and hands the bytes back.
  *
  * @since 0.1.0
+ * @module
  */
 import type { Codec, Completion, Event, Request } from "@svir/core"
 import { Codec as CoreCodec, Request as CoreRequest, type SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
+import { dual } from "effect/Function"
+import * as Result from "effect/Result"
 import type * as Stream from "effect/Stream"
 import * as Encoder from "./internal/encode.js"
 import * as Http from "./internal/http.js"
 import * as DecoderOptions from "./internal/options.js"
+import * as OptionChecks from "./internal/requestOptions.js"
 import { decodeResponse as decodeBody } from "./internal/response.js"
 import { StreamDecoder } from "./internal/streamDecoder.js"
 import type * as RequestBody from "./RequestBody.js"
@@ -71,6 +75,104 @@ export const name = "openai-chat"
 export const path = "/chat/completions"
 
 /**
+ * How the server processes the request (`service_tier`): the project's default (`auto`),
+ * standard, cheaper and slower (`flex`), or faster (`priority`). The official client's set; a tier
+ * of another server's (Groq's `on_demand`) goes in `Request.extra`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ServiceTier = "auto" | "default" | "flex" | "scale" | "priority" | "fast"
+
+/**
+ * The options of a request that only Chat Completions has, given with {@link options}; each one
+ * is sent only when given (D48, D66), and checked before anything is sent:
+ *
+ * - `logitBias` (`logit_bias`): a bias from -100 (never) to 100 (only that token) added to the
+ *   logit of each token, by its id in the model's tokenizer; values near ±1 nudge.
+ * - `logprobs` (`logprobs`): asks for the log probability of each token of the answer
+ *   (`Completion.logprobs`, and a `LogprobsDelta` event as they stream).
+ * - `topLogprobs` (`top_logprobs`): how many likeliest tokens to give at each position, a whole
+ *   number from 0 to 20, with `logprobs: true`.
+ * - `serviceTier` (`service_tier`): the processing tier, on servers that have tiers.
+ * - `prediction` (`prediction`): text most of the answer is expected to repeat (a file to be
+ *   edited a little), so that a server with predicted outputs answers faster.
+ * - `user` (`user`): a stable id of the end user (a hash of their account, say), which some
+ *   servers use to detect abuse and to cache prompts; not blank.
+ *
+ * Lean encoding leaves out `service_tier`, `user` and `prediction` ({@link optionalFields}).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RequestOptions {
+  readonly logitBias?: Readonly<Record<number, number>> | undefined
+  readonly logprobs?: boolean | undefined
+  readonly topLogprobs?: number | undefined
+  readonly serviceTier?: ServiceTier | undefined
+  readonly prediction?: string | undefined
+  readonly user?: string | undefined
+}
+
+/**
+ * Gives a request options only Chat Completions has (see {@link RequestOptions}), under the
+ * codec's name with `Request.codecOptions`: each call merges over the options given before. Another
+ * codec ignores them, so the same request can go to another wire.
+ *
+ * @example
+ * ```ts
+ * import { Request } from "@svir/core"
+ * import { OpenAiCodec } from "@svir/openai-codec"
+ *
+ * const request = Request.make("gpt-4o-mini").pipe(
+ *   Request.user("Hi"),
+ *   OpenAiCodec.options({ serviceTier: "flex", user: "user-5f2a" }),
+ *   // Ids of the model's own tokenizer: never token 50256.
+ *   OpenAiCodec.options({ logitBias: { 50256: -100 }, logprobs: true, topLogprobs: 3 }),
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const options: {
+  (options: RequestOptions): (self: Request.Request) => Request.Request
+  (self: Request.Request, options: RequestOptions): Request.Request
+} = dual(2, (self: Request.Request, options: RequestOptions) =>
+  CoreRequest.codecOptions(self, name, { ...options }),
+)
+
+/**
+ * The request fields the codec handles: every one core has today. Each is sent, or refused when
+ * the wire cannot carry its value; `contextTokens` is not sent but checked against the body
+ * (D42). A field core adds later is refused (`Request.unclaimed`) until the codec claims it.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const fields: ReadonlyArray<Request.Field> = [
+  "system",
+  "tools",
+  "toolChoice",
+  "maxTokens",
+  "temperature",
+  "responseFormat",
+  "reasoningEffort",
+  "includeUsage",
+  "sendReasoning",
+  "contextTokens",
+  "seed",
+  "topP",
+  "stop",
+  "presencePenalty",
+  "frequencyPenalty",
+  "parallelToolCalls",
+  "extra",
+]
+
+const claimed: ReadonlySet<Request.Field> = new Set(fields)
+
+/**
  * The HTTP facts of Chat Completions, which `make` gives its codec: the key as
  * `Authorization: Bearer`, OpenAI's base URL and the `OPENAI_API_KEY` and `OPENAI_BASE_URL`
  * variables, the provider `openai` (the OpenTelemetry conventions name any OpenAI-compatible
@@ -81,9 +183,14 @@ export const path = "/chat/completions"
  *
  * @example
  * ```ts
+ * import { Codec } from "@svir/core"
  * import { OpenAiCodec } from "@svir/openai-codec"
  *
- * OpenAiCodec.http.readError({ status: 400, headers: {}, body: '{"error":{"code":"context_length_exceeded"}}' })
+ * Codec.http(OpenAiCodec.make()).readError({
+ *   status: 400,
+ *   headers: {},
+ *   body: '{"error":{"code":"context_length_exceeded"}}',
+ * })
  * // { kind: "ContextOverflow", words: undefined }
  * ```
  *
@@ -130,10 +237,13 @@ export const optionalFields: ReadonlyArray<string> = Encoder.optionalFields
  * Writes a request as the JSON body of `POST /chat/completions`, after `Request.validate`. The
  * body carries what the request sets and nothing implied (D41). Fails before anything is sent:
  *
- * - Unsupported, for what the wire cannot carry: `Required` without tools, a named tool that is
- *   not offered, an image in a tool result, a binary file that is not an image, a call without
- *   its result, a file by path that was not read (codecs read no files; `@svir/client` does),
- *   an option out of range (`Request.problem`), an extra field that is not JSON;
+ * - Unsupported, for what the wire cannot carry: a field the codec does not claim
+ *   ({@link fields}, `Request.unclaimed`), `Required` without tools, a named tool that is not
+ *   offered, an image in a tool result, a binary file that is not an image, a call without its
+ *   result, a file by path that was not read (codecs read no files; `@svir/client` does), an
+ *   option out of range (`Request.problem`), codec options (`options`) that are not an
+ *   object of the known options, each of its type and in its range, an extra field that is not
+ *   JSON;
  * - Attachment, for a text file whose bytes are not UTF-8;
  * - Config, for a `Request.extra` field the encoder writes itself (`temperature` when the request
  *   sets one, `model`, `messages`, `stream`, `stream_options`): set it with its own function (D50);
@@ -163,16 +273,22 @@ export const encode = (
   options: Codec.EncodeOptions = { stream: false },
 ): Effect.Effect<RequestBody.RequestBody, SvirError.SvirError> =>
   Effect.suspend(() => {
+    // D66: a field the codec does not know is refused, never dropped.
+    const unknown = CoreRequest.unclaimed(request, claimed, name)
+    if (unknown !== undefined) return Effect.fail(unknown)
+    const wire = OptionChecks.read(CoreRequest.codecOptionsOf(request, name))
     // D42: with a context size, max tokens 0 is an overflow, found before the validation that
     // refuses it as Unsupported without one.
-    if (request.contextTokens !== undefined && request.maxTokens === 0) {
+    if (request.contextTokens !== undefined && request.maxTokens === 0 && Result.isSuccess(wire)) {
       const otherwise = CoreRequest.problem(CoreRequest.maxTokens(request, 1))
       if (otherwise === undefined) {
         return Effect.fail(Encoder.noRoomForAnswer(request.contextTokens))
       }
     }
     return Effect.flatMap(CoreRequest.validate(request), (valid) =>
-      Effect.fromResult(Encoder.encodeBody(valid, options)),
+      Result.isFailure(wire)
+        ? Effect.fail(wire.failure)
+        : Effect.fromResult(Encoder.encodeBody(valid, wire.success, options)),
     )
   })
 
@@ -229,6 +345,7 @@ export const decoder = (options?: Options): Codec.StreamDecoder =>
 export const make = (options?: Options): Codec.Codec => ({
   name,
   path,
+  fields,
   encode,
   decodeResponse: (body) => decodeResponse(body, options),
   decoder: () => decoder(options),

@@ -3,6 +3,7 @@
  * satisfies the official `openai` package's `ChatCompletionCreateParams`.
  *
  * @since 0.1.0
+ * @module
  */
 
 /**
@@ -175,18 +176,18 @@ export interface Fields {
   presence_penalty?: number
   /** @since 0.2.0 */
   frequency_penalty?: number
-  /** Bias by token id, written in decimal. @since 0.2.0 */
+  /** Bias by token id, written in decimal (`OpenAiCodec.options({ logitBias })`). @since 0.2.0 */
   logit_bias?: { [token: string]: number }
-  /** @since 0.2.0 */
+  /** `OpenAiCodec.options({ logprobs })`. @since 0.2.0 */
   logprobs?: boolean
-  /** @since 0.2.0 */
+  /** `OpenAiCodec.options({ topLogprobs })`. @since 0.2.0 */
   top_logprobs?: number
   reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high"
-  /** @since 0.2.0 */
+  /** `OpenAiCodec.options({ serviceTier })`. @since 0.2.0 */
   service_tier?: "auto" | "default" | "flex" | "scale" | "priority" | "fast"
-  /** The end user's id (`Request.endUser`). @since 0.2.0 */
+  /** The end user's id (`OpenAiCodec.options({ user })`). @since 0.2.0 */
   user?: string
-  /** @since 0.2.0 */
+  /** `OpenAiCodec.options({ prediction })`. @since 0.2.0 */
   prediction?: PredictionParam
   tools?: Array<FunctionTool>
   tool_choice?: ToolChoiceParam

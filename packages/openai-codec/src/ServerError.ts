@@ -4,6 +4,7 @@
  * the server's own; the code and the type say what happened (DECISIONS.md D12, D29).
  *
  * @since 0.1.0
+ * @module
  */
 import { Json } from "@svir/core"
 

@@ -6,6 +6,7 @@
  * D54).
  *
  * @since 0.2.0
+ * @module
  */
 import { Json, JsonSchema, SvirError, Text, Tool } from "@svir/core"
 import * as Effect from "effect/Effect"

@@ -3,13 +3,10 @@
  * streams, for any transport.
  *
  * @since 0.1.0
+ * @packageDocumentation
  */
 
-/** @since 0.1.0 */
 export * as OpenAiCodec from "./OpenAiCodec.js"
-/** @since 0.1.0 */
 export * as RequestBody from "./RequestBody.js"
-/** @since 0.1.0 */
 export * as ServerError from "./ServerError.js"
-/** @since 0.2.0 */
 export * as ToolSchema from "./ToolSchema.js"

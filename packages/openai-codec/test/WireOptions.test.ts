@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { fc, it as prop } from "@fast-check/vitest"
-import { Request, Tool } from "@svir/core"
+import { Completion, Request, Tool } from "@svir/core"
 import { Effect } from "effect"
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions"
 import { OpenAiCodec } from "../src/index.js"
@@ -16,6 +16,9 @@ const encode = (request: Request.Request, lean = false) =>
   OpenAiCodec.encode(request, { stream: true, lean })
 
 const failure = (request: Request.Request) => Effect.flip(encode(request))
+
+/** A request core refuses, with core's words for why. */
+const core = (request: Request.Request) => ({ request, message: Request.problem(request) })
 
 /** The official client's name and shape of each option: the oracle the encoder is held to. */
 interface Option<A> {
@@ -58,7 +61,7 @@ const optionsByName = {
     valid: fc.double({ min: -2, max: 2, noNaN: true }),
   }),
   logitBias: option<Readonly<Record<number, number>>>({
-    set: Request.logitBias,
+    set: (request, logitBias) => OpenAiCodec.options(request, { logitBias }),
     wire: "logit_bias",
     sent: (bias) => Object.fromEntries(Object.entries(bias)),
     valid: fc.dictionary(
@@ -67,27 +70,32 @@ const optionsByName = {
       { maxKeys: 5 },
     ),
   }),
-  logprobs: option({ set: Request.logprobs, wire: "logprobs", sent: same, valid: fc.boolean() }),
+  logprobs: option<boolean>({
+    set: (request, logprobs) => OpenAiCodec.options(request, { logprobs }),
+    wire: "logprobs",
+    sent: same,
+    valid: fc.boolean(),
+  }),
   parallelToolCalls: option({
     set: Request.parallelToolCalls,
     wire: "parallel_tool_calls",
     sent: same,
     valid: fc.boolean(),
   }),
-  endUser: option({
-    set: Request.endUser,
+  user: option<string>({
+    set: (request, user) => OpenAiCodec.options(request, { user }),
     wire: "user",
     sent: same,
     valid: fc.string({ minLength: 1 }).filter((id) => id.trim() !== ""),
   }),
-  serviceTier: option<Request.ServiceTier>({
-    set: Request.serviceTier,
+  serviceTier: option<OpenAiCodec.ServiceTier>({
+    set: (request, serviceTier) => OpenAiCodec.options(request, { serviceTier }),
     wire: "service_tier",
     sent: same,
     valid: fc.constantFrom("auto", "default", "flex", "scale", "priority", "fast"),
   }),
-  prediction: option({
-    set: Request.prediction,
+  prediction: option<string>({
+    set: (request, prediction) => OpenAiCodec.options(request, { prediction }),
     wire: "prediction",
     sent: (content: string) => ({ type: "content", content }),
     valid: fc.string(),
@@ -117,7 +125,9 @@ const apply = (request: Request.Request, values: Chosen): Request.Request => {
     const value = values[name as keyof typeof optionsByName]
     if (value !== undefined) out = spec.set(out, value)
   }
-  return values.topLogprobs === undefined ? out : Request.topLogprobs(out, values.topLogprobs)
+  return values.topLogprobs === undefined
+    ? out
+    : OpenAiCodec.options(out, { topLogprobs: values.topLogprobs })
 }
 
 describe("wire options", () => {
@@ -129,13 +139,10 @@ describe("wire options", () => {
         Request.stop(["\n\n", "END"]),
         Request.presencePenalty(0.5),
         Request.frequencyPenalty(-0.5),
-        Request.logitBias({ 50256: -100, 3763: 1 }),
-        Request.logprobs(true),
-        Request.topLogprobs(3),
+        OpenAiCodec.options({ logitBias: { 50256: -100, 3763: 1 }, logprobs: true }),
+        OpenAiCodec.options({ topLogprobs: 3 }),
         Request.parallelToolCalls(false),
-        Request.endUser("user-5f2a"),
-        Request.serviceTier("flex"),
-        Request.prediction("draft"),
+        OpenAiCodec.options({ user: "user-5f2a", serviceTier: "flex", prediction: "draft" }),
       )
       const body = yield* encode(request)
       // Typed by the official client: a name or a shape it does not have does not compile.
@@ -210,26 +217,42 @@ describe("wire options", () => {
 
   prop.prop([
     fc.oneof(
-      fc.double({ min: 1, minExcluded: true, noNaN: true }).map((p) => Request.topP(base, p)),
+      fc.double({ min: 1, minExcluded: true, noNaN: true }).map((p) => core(Request.topP(base, p))),
       fc
         .double({ min: 2, minExcluded: true, noNaN: true })
-        .map((penalty) => Request.frequencyPenalty(base, penalty)),
-      fc.integer({ min: 101, max: 10_000 }).map((bias) => Request.logitBias(base, { 50256: bias })),
-      fc
-        .integer({ min: 21, max: 1000 })
-        .map((count) => base.pipe(Request.logprobs(true), Request.topLogprobs(count))),
-      fc.integer({ min: 0, max: 20 }).map((count) => Request.topLogprobs(base, count)),
+        .map((penalty) => core(Request.frequencyPenalty(base, penalty))),
       fc
         .array(fc.string({ minLength: 1 }), { minLength: 5, maxLength: 9 })
-        .map((stop) => Request.stop(base, stop)),
-      fc.double({ noInteger: true, noNaN: true }).map((seed) => Request.seed(base, seed)),
+        .map((stop) => core(Request.stop(base, stop))),
+      fc.double({ noInteger: true, noNaN: true }).map((seed) => core(Request.seed(base, seed))),
+      // The codec's own options, with the errors core gave them before they moved here (D66).
+      fc.integer({ min: 101, max: 10_000 }).map((bias) => ({
+        request: OpenAiCodec.options(base, { logitBias: { 50256: bias } }),
+        message: `the logit bias of token 50256 must be between -100 and 100, not ${bias}`,
+      })),
+      fc.integer({ min: 21, max: 1000 }).map((count) => ({
+        request: OpenAiCodec.options(base, { logprobs: true, topLogprobs: count }),
+        message: `top logprobs must be a whole number from 0 to 20, not ${count}`,
+      })),
+      fc.integer({ min: 0, max: 20 }).map((count) => ({
+        request: OpenAiCodec.options(base, { topLogprobs: count }),
+        message: "top logprobs needs logprobs: set OpenAiCodec.options({ logprobs: true })",
+      })),
+      fc.constantFrom("", " ", "\t\n").map((user) => ({
+        request: OpenAiCodec.options(base, { user }),
+        message: "the end user id is empty",
+      })),
+      fc.constantFrom("-1", "1.5", "hello", "1e3", "").map((token) => ({
+        request: OpenAiCodec.options(base, { logitBias: { [token]: 5 } }),
+        message: `logit bias is keyed by token ids (whole numbers), not ${token}`,
+      })),
     ),
-  ])("an option out of range is refused before anything is written", (request) =>
+  ])("an option out of range is refused before anything is written", ({ request, message }) =>
     Effect.runSync(
       Effect.gen(function* () {
         const error = yield* failure(request)
         assert.strictEqual(error.reason._tag, "Unsupported")
-        assert.strictEqual(error.message, Request.problem(request))
+        assert.strictEqual(error.message, message)
       }),
     ),
   )
@@ -240,6 +263,172 @@ describe("wire options", () => {
       assert.notProperty(yield* encode(alone), "parallel_tool_calls")
       const offered = alone.pipe(Request.tool(lookup))
       assert.propertyVal(yield* encode(offered), "parallel_tool_calls", false)
+    }),
+  )
+})
+
+describe("the codec's options (D66)", () => {
+  it.effect("merge over those given before; undefined is not given", () =>
+    Effect.gen(function* () {
+      const request = base.pipe(
+        OpenAiCodec.options({ serviceTier: "flex", user: "user-1" }),
+        OpenAiCodec.options({ serviceTier: "priority", prediction: undefined }),
+      )
+      const body: Record<string, unknown> = { ...(yield* encode(request)) }
+      assert.strictEqual(body.service_tier, "priority")
+      assert.strictEqual(body.user, "user-1")
+      assert.notProperty(body, "prediction")
+      assert.deepStrictEqual(
+        yield* encode(OpenAiCodec.options(base, { serviceTier: undefined })),
+        yield* encode(base),
+      )
+    }),
+  )
+
+  it.effect("every tier of the type is sent as it is", () =>
+    Effect.gen(function* () {
+      // Keyed by the type: a tier added to it and not to the encoder fails here.
+      const tiers: { readonly [T in OpenAiCodec.ServiceTier]: T } = {
+        auto: "auto",
+        default: "default",
+        flex: "flex",
+        scale: "scale",
+        priority: "priority",
+        fast: "fast",
+      }
+      for (const tier of Object.values(tiers)) {
+        const body = yield* encode(OpenAiCodec.options(base, { serviceTier: tier }))
+        assert.strictEqual(body.service_tier, tier)
+      }
+    }),
+  )
+
+  prop.prop([fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1, maxKeys: 4 })])(
+    "options for another codec are ignored, whatever they hold",
+    (others) =>
+      Effect.runSync(
+        Effect.gen(function* () {
+          const request = base.pipe(
+            OpenAiCodec.options({ serviceTier: "flex" }),
+            Request.codecOptions("anthropic-messages", others),
+          )
+          assert.deepStrictEqual(
+            yield* encode(request),
+            yield* encode(OpenAiCodec.options(base, { serviceTier: "flex" })),
+          )
+        }),
+      ),
+  )
+
+  it.effect("an option the codec does not have is refused, naming it", () =>
+    Effect.gen(function* () {
+      for (const key of ["serviceTeir", "endUser", "seed", "top_k", "__proto__", "0"]) {
+        const error = yield* failure(Request.codecOptions(base, "openai-chat", { [key]: 1 }))
+        assert.strictEqual(error.reason._tag, "Unsupported", key)
+        assert.strictEqual(
+          error.message,
+          `OpenAiCodec.options has no option ${key}; it takes logitBias, logprobs, topLogprobs, serviceTier, prediction, user; a field of a server's own goes in Request.extra`,
+        )
+      }
+    }),
+  )
+
+  it.effect("options that are not an object are refused", () =>
+    Effect.gen(function* () {
+      for (const given of [5, "flex", null, [1], true]) {
+        // A request copied into a plain object can carry anything: the codec still checks.
+        const request = {
+          ...base,
+          codecOptions: { "openai-chat": given },
+        } as unknown as Request.Request
+        const error = yield* failure(request)
+        assert.strictEqual(error.reason._tag, "Unsupported", String(given))
+        assert.match(error.message, /^OpenAiCodec\.options takes an object of options, not /)
+      }
+    }),
+  )
+
+  /** A value of the wrong type for each option, and the words of its error. */
+  const wrongTypes: ReadonlyArray<readonly [string, unknown, string]> = [
+    ["logitBias", [1, 2], "must be an object of token ids to biases, not an array"],
+    ["logitBias", "50256", "must be an object of token ids to biases, not a string"],
+    ["logprobs", "true", "must be a boolean, not a string"],
+    ["logprobs", 1, "must be a boolean, not a number"],
+    ["topLogprobs", "3", "must be a number, not a string"],
+    ["serviceTier", "on_demand", "must be one of auto, default, flex, scale, priority, fast"],
+    ["serviceTier", 1, "must be one of auto, default, flex, scale, priority, fast"],
+    ["prediction", { type: "content", content: "x" }, "must be a string, not an object"],
+    ["user", 42, "must be a string, not a number"],
+  ]
+
+  it.effect("an option of the wrong type is refused, naming the option, not its value", () =>
+    Effect.gen(function* () {
+      for (const [key, value, words] of wrongTypes) {
+        const error = yield* failure(Request.codecOptions(base, "openai-chat", { [key]: value }))
+        assert.strictEqual(error.reason._tag, "Unsupported", key)
+        assert.include(error.message, `the option ${key} of OpenAiCodec.options ${words}`)
+      }
+      const bias = yield* failure(OpenAiCodec.options(base, { logitBias: { 7: "5" as never } }))
+      assert.strictEqual(bias.message, "the logit bias of token 7 must be a number, not a string")
+    }),
+  )
+
+  it.effect("a wrong option is refused before the context check, as core's problems are", () =>
+    Effect.gen(function* () {
+      const tight = base.pipe(Request.contextTokens(1000), Request.maxTokens(0))
+      assert.strictEqual((yield* failure(tight)).reason._tag, "ContextOverflow")
+      const wrong = OpenAiCodec.options(tight, { topLogprobs: 3 })
+      assert.strictEqual((yield* failure(wrong)).reason._tag, "Unsupported")
+    }),
+  )
+})
+
+describe("the fields the codec claims (D66)", () => {
+  it("are every field core has, and the codec says so", () => {
+    // A field core adds later is refused until the codec claims it: decide, then add it here.
+    assert.sameOrderedMembers([...OpenAiCodec.fields], [...Request.fields])
+    assert.strictEqual(OpenAiCodec.make().fields, OpenAiCodec.fields)
+  })
+
+  const answered = Completion.make({
+    text: "Looking.",
+    reasoningBySource: [{ source: "reasoning_content", text: "The id is 42." }],
+    finish: "stop",
+  })
+  const history = base.pipe(Request.assistant(answered), Request.user("And now?"))
+  const other = Tool.make("other", "Another tool.")
+
+  /** For each field, a way to set it that the wire must show: no claimed field is dropped. */
+  const setting: { readonly [F in Request.Field]?: (request: Request.Request) => Request.Request } =
+    {
+      system: Request.system("Be brief."),
+      tools: Request.tool(other),
+      toolChoice: Request.toolChoice({ _tag: "Required" }),
+      maxTokens: Request.maxTokens(64),
+      temperature: Request.temperature(0.2),
+      responseFormat: Request.responseFormat({ _tag: "Json" }),
+      reasoningEffort: Request.reasoningEffort("low"),
+      includeUsage: Request.includeUsage(true),
+      sendReasoning: Request.sendReasoning(true),
+      contextTokens: Request.contextTokens(8),
+      seed: Request.seed(7),
+      topP: Request.topP(0.9),
+      stop: Request.stop("END"),
+      presencePenalty: Request.presencePenalty(0.5),
+      frequencyPenalty: Request.frequencyPenalty(0.5),
+      parallelToolCalls: Request.parallelToolCalls(false),
+      extra: Request.extra({ top_k: 20 }),
+    }
+
+  it.effect("each one claimed changes the body, or is refused: never dropped", () =>
+    Effect.gen(function* () {
+      const plain = yield* Effect.result(encode(history))
+      for (const field of OpenAiCodec.fields) {
+        const set = setting[field]
+        if (set === undefined) return assert.fail(`no way to set ${field} in this test`)
+        const sent = yield* Effect.result(encode(set(history)))
+        assert.notDeepEqual(sent, plain, field)
+      }
     }),
   )
 })

@@ -3,6 +3,7 @@
  * derived from that same schema.
  *
  * @since 0.1.0
+ * @module
  */
 import { Json, type Tool } from "@svir/core"
 import * as Effect from "effect/Effect"

@@ -3,6 +3,7 @@
  * a call of it may run, and may ask someone first.
  *
  * @since 0.1.0
+ * @module
  */
 import { type Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Context from "effect/Context"

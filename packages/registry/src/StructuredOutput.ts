@@ -4,6 +4,7 @@
  * or a typed error that says why it could not be.
  *
  * @since 0.2.0
+ * @module
  */
 import {
   type Completion,

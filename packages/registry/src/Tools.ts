@@ -2,6 +2,7 @@
  * A registry of tools and their handlers: a {@link Toolbox.Toolbox} you build by chaining.
  *
  * @since 0.1.0
+ * @module
  */
 import {
   GenAi,

@@ -2,6 +2,7 @@
  * Toolsets: several tools that share one state object (polaris's `#[toolset]`).
  *
  * @since 0.1.0
+ * @module
  */
 import { Tool, type ToolCall } from "@svir/core"
 import type * as Effect from "effect/Effect"

@@ -1,5 +1,6 @@
 /**
  * @since 0.1.0
+ * @packageDocumentation
  */
 
 /**

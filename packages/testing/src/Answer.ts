@@ -3,6 +3,7 @@
  * raw bytes, or nothing at all. Each answer of a script is used by exactly one request.
  *
  * @since 0.1.0
+ * @module
  */
 
 /**

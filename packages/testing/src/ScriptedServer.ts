@@ -5,6 +5,7 @@
  * was sent.
  *
  * @since 0.1.0
+ * @module
  */
 import * as Http from "node:http"
 import type * as Net from "node:net"

@@ -3,6 +3,7 @@ import { Json, SvirError } from "@svir/core"
 import * as Base64 from "effect/encoding/Base64"
 import * as Result from "effect/Result"
 import type * as RequestBody from "../RequestBody.js"
+import type * as RequestOptions from "./requestOptions.js"
 
 const unsupported = (
   message: string,
@@ -38,12 +39,13 @@ const framingFields: ReadonlySet<string> = new Set([
 ])
 
 /**
- * Writes the body of a request already checked by `Request.validate`, or gives the error of the
- * first thing the wire cannot carry. P11 (D41): the body carries what the request sets, nothing
- * implied.
+ * Writes the body of a request already checked by `Request.validate`, with the codec's options
+ * already checked (D66), or gives the error of the first thing the wire cannot carry. P11 (D41):
+ * the body carries what the request sets, nothing implied.
  */
 export const encodeBody = (
   request: Request.Request,
+  wire: RequestOptions.Checked,
   options: { readonly stream: boolean; readonly lean?: boolean | undefined },
 ): Result.Result<RequestBody.RequestBody, SvirError.SvirError> => {
   const lean = options.lean === true
@@ -53,13 +55,11 @@ export const encodeBody = (
   const body: RequestBody.Fields = { model: request.model, messages: [] }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens
   if (request.temperature !== undefined) body.temperature = request.temperature
-  writeSampling(request, body)
+  writeSampling(request, wire, body)
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort
-  if (request.serviceTier !== undefined) body.service_tier = request.serviceTier
-  if (request.endUser !== undefined) body.user = request.endUser
-  if (request.prediction !== undefined) {
-    body.prediction = { type: "content", content: request.prediction }
-  }
+  if (wire.serviceTier !== undefined) body.service_tier = wire.serviceTier
+  if (wire.user !== undefined) body.user = wire.user
+  if (wire.prediction !== undefined) body.prediction = { type: "content", content: wire.prediction }
   for (const tool of request.tools) {
     const deep = tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
     if (deep !== undefined) return Result.fail(deep)
@@ -113,17 +113,21 @@ export const encodeBody = (
   return admitted === undefined ? Result.succeed(whole) : Result.fail(admitted)
 }
 
-/** D48: the sampling options, each under its wire name, only when set. */
-const writeSampling = (request: Request.Request, body: RequestBody.Fields): void => {
+/** D48: the sampling options, each under its wire name, only when set (the last three, D66). */
+const writeSampling = (
+  request: Request.Request,
+  wire: RequestOptions.Checked,
+  body: RequestBody.Fields,
+): void => {
   if (request.topP !== undefined) body.top_p = request.topP
   if (request.seed !== undefined) body.seed = request.seed
   const stop = request.stop
   if (stop !== undefined) body.stop = typeof stop === "string" ? stop : [...stop]
   if (request.presencePenalty !== undefined) body.presence_penalty = request.presencePenalty
   if (request.frequencyPenalty !== undefined) body.frequency_penalty = request.frequencyPenalty
-  if (request.logitBias !== undefined) body.logit_bias = { ...request.logitBias }
-  if (request.logprobs !== undefined) body.logprobs = request.logprobs
-  if (request.topLogprobs !== undefined) body.top_logprobs = request.topLogprobs
+  if (wire.logitBias !== undefined) body.logit_bias = { ...wire.logitBias }
+  if (wire.logprobs !== undefined) body.logprobs = wire.logprobs
+  if (wire.topLogprobs !== undefined) body.top_logprobs = wire.topLogprobs
 }
 
 /**
@@ -139,7 +143,7 @@ const extraProblem = (
     if (framingFields.has(field) || Object.hasOwn(body, field)) {
       return SvirError.make(
         "Config",
-        `the extra field ${field} is one the encoder writes: set it with its own Request function, not with Request.extra`,
+        `the extra field ${field} is one the encoder writes: set it with its own Request function (or OpenAiCodec.options), not with Request.extra`,
       )
     }
   }
