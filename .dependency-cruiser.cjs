@@ -9,6 +9,7 @@ const arrows = {
   core: [],
   registry: ["core"],
   "openai-codec": ["core"],
+  anthropic: ["core"],
   "mcp-bridge": ["core"],
   conformance: ["core"],
   client: ["core", "openai-codec"],
