@@ -1,6 +1,6 @@
 /**
  * The `svir-conformance` command:
- * `svir-conformance [--codec openai|./module.js] [--mode strict|lenient] [--allow-outside] PATH...`
+ * `svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] PATH...`
  * prints one line
  * per failed check (and per check not run) and a last line `N passed, M failed` (with
  * `, K not run` when one was not run).
@@ -24,13 +24,14 @@ import * as Runner from "./Runner.js"
  * @since 0.1.0
  * @category constants
  */
-export const usage = `usage: svir-conformance [--codec openai|./module.js] [--mode strict|lenient] [--allow-outside] PATH...
+export const usage = `usage: svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] PATH...
 
 Runs the conformance cases in each PATH (a .json case file or a folder of them) against a codec:
 every streamed decoder case at strides of 1, 3 and 8192 bytes and whole (and its own chunks),
 every encoder case once. An encoder case whose attachment is a file on disk is not run.
 
   --codec openai       @svir/openai-codec (the default; install it next to this kit)
+  --codec anthropic    @svir/anthropic (install it next to this kit)
   --codec ./codec.js   a module of yours that exports make(options) returning a Codec
   --mode M             run only the expectations in mode M (both by default)
   --allow-outside      read recordings outside the PATH they belong to (by default a case's
@@ -129,7 +130,11 @@ const parseCommandLine = (args: ReadonlyArray<string>) =>
     },
   })
 
-const openAiPackage = "@svir/openai-codec"
+/** The first-party codecs `--codec` knows by name: the package, and the namespace with `make`. */
+const firstParty: Readonly<Record<string, { readonly pkg: string; readonly namespace: string }>> = {
+  openai: { pkg: "@svir/openai-codec", namespace: "OpenAiCodec" },
+  anthropic: { pkg: "@svir/anthropic", namespace: "AnthropicCodec" },
+}
 
 const isMissing = (cause: unknown, specifier: string): boolean =>
   (cause as { code?: unknown } | undefined)?.code === "ERR_MODULE_NOT_FOUND" &&
@@ -170,8 +175,9 @@ const factoryOf = (module: unknown): unknown => {
 }
 
 /**
- * Loads the codec factory named on the command line: `openai` imports `@svir/openai-codec`; any
- * other value is the path of a module (from `cwd`) that exports `make(options)`.
+ * Loads the codec factory named on the command line: `openai` imports `@svir/openai-codec` and
+ * `anthropic` imports `@svir/anthropic`; any other value is the path of a module (from `cwd`)
+ * that exports `make(options)`.
  *
  * @since 0.1.0
  * @category loading
@@ -181,23 +187,24 @@ export const loadCodec = (
   cwd: string = process.cwd(),
 ): Effect.Effect<Runner.MakeCodec, CodecLoadError> =>
   Effect.suspend(() => {
-    const openAi = codec === "openai"
+    const named = Object.hasOwn(firstParty, codec) ? firstParty[codec] : undefined
     const path = resolve(cwd, codec)
-    if (!openAi && !existsSync(path)) {
+    if (named === undefined && !existsSync(path)) {
       return Effect.fail(new CodecLoadError({ codec, message: `no codec module at ${path}` }))
     }
-    const specifier = openAi ? openAiPackage : pathToFileURL(path).href
-    const missing = `--codec openai needs ${openAiPackage}, which is not installed: install it, or pass --codec ./your-codec.js`
+    const specifier = named === undefined ? pathToFileURL(path).href : named.pkg
+    const missing = `--codec ${codec} needs ${specifier}, which is not installed: install it, or pass --codec ./your-codec.js`
     return Effect.flatMap(importModule(codec, specifier, missing), (module) => {
-      const make = openAi
-        ? factoryIn((module as { OpenAiCodec?: unknown }).OpenAiCodec)
-        : factoryOf(module)
+      const make =
+        named === undefined
+          ? factoryOf(module)
+          : factoryIn((module as Record<string, unknown>)[named.namespace])
       return typeof make === "function"
         ? Effect.succeed(make as Runner.MakeCodec)
         : Effect.fail(
             new CodecLoadError({
               codec,
-              message: `${specifier} exports no ${openAi ? "OpenAiCodec.make" : "make"} function${typeof make === "string" ? `: ${make}` : ""}`,
+              message: `${specifier} exports no ${named === undefined ? "make" : `${named.namespace}.make`} function${typeof make === "string" ? `: ${make}` : ""}`,
             }),
           )
     })
