@@ -175,3 +175,76 @@ describe("one agent on two wires", () => {
     }),
   )
 })
+
+describe("@svir/testing's scripted server on Messages", () => {
+  const script = () => [
+    Answer.reply({
+      reasoning: "The user wants the weather; I will call the tool.",
+      text: "Let me check.",
+      calls: [{ name: "get_weather", arguments: { location: "Paris" } }],
+    }),
+    Answer.text("Sunny in Paris."),
+  ]
+
+  it.live("streams thinking, text and a call; the thinking goes back signed", () =>
+    Effect.gen(function* () {
+      const { tools, got } = weatherTool()
+      const server = yield* ScriptedServer.start(script(), { chunkSize: 3 })
+      const client = yield* clientOf(server.url, AnthropicCodec.make())
+      const result = yield* agent(client, tools)
+
+      assert.strictEqual(result.text, "Sunny in Paris.")
+      assert.deepStrictEqual(got, [{ location: "Paris" }])
+      assert.strictEqual(
+        result.steps[0]?.completion.reasoning,
+        "The user wants the weather; I will call the tool.",
+      )
+      assert.deepStrictEqual(
+        server.requests.map((request) => request.path),
+        ["/v1/messages", "/v1/messages"],
+      )
+      const messages = (
+        server.bodies[1] as {
+          readonly messages: ReadonlyArray<{
+            readonly role: string
+            readonly content: ReadonlyArray<Record<string, unknown>>
+          }>
+        }
+      ).messages
+      assert.deepStrictEqual(
+        messages[1]?.content.map((block) => block.type),
+        ["thinking", "text", "tool_use"],
+      )
+      assert.strictEqual(messages[1]?.content[0]?.signature, "scripted-signature")
+      assert.deepStrictEqual(messages[2]?.content[0], {
+        type: "tool_result",
+        tool_use_id: messages[1]?.content[2]?.id,
+        content: "62°F, sunny",
+      })
+    }),
+  )
+
+  it.live("answers whole, and lists its models in a body the codec reads", () =>
+    Effect.gen(function* () {
+      const server = yield* ScriptedServer.start(script(), { models: ["claude-opus-4-6"] })
+      const client = yield* clientOf(server.url, AnthropicCodec.make())
+      const request = yield* Request.make("claude-opus-4-6").pipe(
+        Request.user("Weather in Paris?"),
+        Request.maxTokens(1024),
+        Request.toolsFrom(weatherTool().tools),
+      )
+      const completion = yield* client.complete(request)
+      assert.strictEqual(completion.text, "Let me check.")
+      assert.strictEqual(completion.finish, "tool_calls")
+      assert.deepStrictEqual(
+        completion.calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+        [["get_weather", { location: "Paris" }]],
+      )
+      const models = yield* client.listModels()
+      assert.deepStrictEqual(
+        models.map((model) => model.id),
+        ["scripted", "claude-opus-4-6"],
+      )
+    }),
+  )
+})

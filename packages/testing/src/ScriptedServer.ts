@@ -1,7 +1,10 @@
 /**
- * A scripted OpenAI-compatible server on 127.0.0.1, for testing a tool-calling loop without a
- * model. Each `POST /v1/chat/completions` (or `/chat/completions`) takes the next answer of the
- * script; `GET /v1/models` lists the models. Every request is recorded, so a test can check what
+ * A scripted server on 127.0.0.1, for testing a tool-calling loop without a model. Each
+ * `POST /v1/chat/completions` (or `/chat/completions`) takes the next answer of the script and
+ * gets it as Chat Completions; each `POST /v1/messages` (or `/messages`) as Anthropic's Messages
+ * API (thinking, text and `tool_use` blocks, `message_start` to `message_stop`; the quirks of
+ * line ends, delays and faults apply, those of Chat Completions' chunks do not). `GET /v1/models`
+ * lists the models in a body both wires read. Every request is recorded, so a test can check what
  * was sent.
  *
  * @since 0.1.0
@@ -14,6 +17,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Answer from "./Answer.js"
 import * as ChatBodies from "./internal/chatBodies.js"
+import * as MessagesBodies from "./internal/messagesBodies.js"
 
 /**
  * A request the server received: method, path, headers (names in lower case), the body as text
@@ -78,7 +82,7 @@ export interface ScriptedServer {
   readonly url: string
   /** Every request received, in order of arrival. */
   readonly requests: ReadonlyArray<RecordedRequest>
-  /** The parsed bodies of the chat completion requests, in order. */
+  /** The parsed bodies of the requests that took an answer (either wire's), in order. */
   readonly bodies: ReadonlyArray<unknown>
   /** How many answers of the script are left. */
   readonly remaining: number
@@ -267,7 +271,7 @@ class ServerState {
       },
       get bodies() {
         return state.records
-          .filter((record) => isChatPath(record.path))
+          .filter((record) => isChatPath(record.path) || isMessagesPath(record.path))
           .map((record) => record.body)
       },
       get remaining() {
@@ -354,7 +358,7 @@ class ServerState {
   async route(record: MutableRecord, response: Http.ServerResponse): Promise<void> {
     if (
       this.options.scriptEveryRequest === true ||
-      (record.method === "POST" && isChatPath(record.path))
+      (record.method === "POST" && (isChatPath(record.path) || isMessagesPath(record.path)))
     ) {
       this.chatRequests += 1
       const answer = this.script.shift()
@@ -366,9 +370,19 @@ class ServerState {
     }
     if (record.method === "GET" && (record.path === "/v1/models" || record.path === "/models")) {
       const names = [this.options.model ?? "scripted", ...(this.options.models ?? [])]
+      // One body that both wires' listings read: Chat Completions' and Messages' fields.
       return sendJson(response, 200, {
         object: "list",
-        data: names.map((id) => ({ id, object: "model", created: 0, owned_by: "svir-testing" })),
+        data: names.map((id) => ({
+          id,
+          object: "model",
+          created: 0,
+          owned_by: "svir-testing",
+          type: "model",
+          display_name: id,
+          created_at: "1970-01-01T00:00:00Z",
+        })),
+        has_more: false,
       })
     }
     const message = `svir testing: no route for ${record.method} ${record.path}`
@@ -420,17 +434,20 @@ class ServerState {
     response: Http.ServerResponse,
   ): Promise<void> {
     const body = isObject(record.body) ? record.body : {}
+    const messages = isMessagesPath(record.path)
     const resolved = ChatBodies.resolve(answer, {
-      id: `chatcmpl-scripted-${this.chatRequests}`,
+      id: messages ? `msg_scripted_${this.chatRequests}` : `chatcmpl-scripted-${this.chatRequests}`,
       model: this.options.model ?? "scripted",
       requestText: record.text,
       chunkSize: this.options.chunkSize ?? 8,
       quirks: this.options.quirks ?? {},
-      nextCallId: () => `call_${++this.callIds}`,
+      nextCallId: () => `${messages ? "toolu_" : "call_"}${++this.callIds}`,
     })
     const { quirks } = resolved
     if (body.stream !== true || quirks.notEventStream) {
-      const json = ChatBodies.completionJson(resolved)
+      const json = messages
+        ? MessagesBodies.messageJson(resolved)
+        : ChatBodies.completionJson(resolved)
       response.writeHead(200, { "content-type": "application/json" })
       response.flushHeaders()
       if (quirks.firstTokenDelayMillis) await this.sleep(quirks.firstTokenDelayMillis)
@@ -444,21 +461,23 @@ class ServerState {
       return
     }
     const streamOptions = isObject(body.stream_options) ? body.stream_options : {}
-    const events = ChatBodies.streamEvents(resolved, {
-      includeUsage: streamOptions.include_usage === true,
-    })
+    const events = messages
+      ? MessagesBodies.streamEvents(resolved).map((event) => MessagesBodies.sseEvent(event, quirks))
+      : ChatBodies.streamEvents(resolved, {
+          includeUsage: streamOptions.include_usage === true,
+        }).map((data) => ChatBodies.sseEvent(data, quirks))
     response.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
     })
     response.flushHeaders()
     if (quirks.firstTokenDelayMillis) await this.sleep(quirks.firstTokenDelayMillis)
-    for (const [i, data] of events.entries()) {
+    for (const [i, event] of events.entries()) {
       if (i === quirks.resetAfterEvents) return this.resetWhenSent(response)
       if (i === quirks.stallAfterEvents) return
       if (i > 0 && quirks.eventDelayMillis) await this.sleep(quirks.eventDelayMillis)
       if (response.destroyed) return
-      response.write(ChatBodies.sseEvent(data, quirks))
+      response.write(event)
     }
     response.end()
   }
@@ -506,6 +525,8 @@ const reset = (response: Http.ServerResponse): void => {
 
 const isChatPath = (path: string): boolean =>
   path === "/v1/chat/completions" || path === "/chat/completions"
+
+const isMessagesPath = (path: string): boolean => path === "/v1/messages" || path === "/messages"
 
 const sendJson = (response: Http.ServerResponse, status: number, body: unknown): void => {
   response.writeHead(status, { "content-type": "application/json" })
