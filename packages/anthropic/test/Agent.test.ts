@@ -116,11 +116,13 @@ describe("one agent on two wires", () => {
       assert.deepStrictEqual(got, [{ location: "San Francisco, CA", unit: "fahrenheit" }])
 
       const [first, second] = server.received
+      assert.isDefined(first)
+      assert.isDefined(second)
       assert.strictEqual(first?.url, "/v1/messages")
       assert.strictEqual(first?.headers["x-api-key"], "sk-test")
       assert.isUndefined(first?.headers.authorization)
       assert.deepStrictEqual(
-        (first?.body.tools as ReadonlyArray<{ readonly name: string }>).map((tool) => tool.name),
+        (first.body.tools as ReadonlyArray<{ readonly name: string }>).map((tool) => tool.name),
         ["get_weather"],
       )
       const messages = second?.body.messages as ReadonlyArray<{
