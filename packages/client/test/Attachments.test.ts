@@ -203,7 +203,8 @@ describe("resolveAttachments", () => {
       const error = yield* attachmentError(Message.textFileAt(at("notes.md"), { escapedLength: 9 }))
       assert.deepInclude(error.reason, { _tag: "Attachment", attachment: at("notes.md") })
       assert.include(error.message, "12 bytes once escaped")
-      assert.notInclude(error.message, "hi")
+      // The file's path is named; its text never is. The path comes from mkdtemp and may hold any letters.
+      assert.notInclude(error.message.replaceAll(at("notes.md"), ""), "hi")
     }),
   )
 
