@@ -140,15 +140,52 @@ export const parse = (
   text: string,
   limit: number = maxDepth,
 ): Result.Result<unknown, JsonError> => {
-  // A text no longer than the bound cannot nest past it: most texts read are that short.
-  if (text.length > limit && textDepth(text, limit) > limit) {
-    return Result.fail(
-      new JsonError({ reason: "TooDeep", message: `the JSON nests deeper than ${limit} levels` }),
-    )
+  const value = parseValue(text, limit)
+  return value instanceof JsonError ? Result.fail(value) : Result.succeed(value)
+}
+
+/**
+ * Reads a JSON text as {@link parse} does, for a reader of many small texts (a stream's events)
+ * that would rather not wrap each value: the value, or the `JsonError`. No JSON text reads to a
+ * `JsonError`, so the two cannot be confused.
+ *
+ * @example
+ * ```ts
+ * import { Json } from "@svir/core"
+ *
+ * Json.parseValue('{"a": 1}') // { a: 1 }
+ * const failed = Json.parseValue("{")
+ * failed instanceof Json.JsonError && failed.reason // "Syntax"
+ * ```
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const parseValue = (text: string, limit: number = maxDepth): unknown => {
+  // A text no longer than the bound cannot nest past it (most texts read are that short), nor
+  // can one with no more opening brackets than the bound (D34): both are cheaper to tell than
+  // the depth itself.
+  if (text.length > limit && !fewBrackets(text, limit) && textDepth(text, limit) > limit) {
+    return new JsonError({
+      reason: "TooDeep",
+      message: `the JSON nests deeper than ${limit} levels`,
+    })
   }
   try {
-    return Result.succeed(JSON.parse(text))
+    return JSON.parse(text)
   } catch {
-    return Result.fail(new JsonError({ reason: "Syntax", message: "the text is not valid JSON" }))
+    return new JsonError({ reason: "Syntax", message: "the text is not valid JSON" })
   }
+}
+
+/** Whether the text has at most `limit` opening brackets, in strings or not, counted with `indexOf`. */
+const fewBrackets = (text: string, limit: number): boolean => {
+  let count = 0
+  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1)) {
+    if (++count > limit) return false
+  }
+  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1)) {
+    if (++count > limit) return false
+  }
+  return true
 }

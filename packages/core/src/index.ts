@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 
+export * as Body from "./Body.js"
 export * as Codec from "./Codec.js"
 export * as Completion from "./Completion.js"
 export * as Event from "./Event.js"
@@ -15,6 +16,7 @@ export * as Json from "./Json.js"
 export * as JsonSchema from "./JsonSchema.js"
 export * as Message from "./Message.js"
 export * as PartialJson from "./PartialJson.js"
+export * as Pieces from "./Pieces.js"
 export * as Redaction from "./Redaction.js"
 export * as Request from "./Request.js"
 export * as Sse from "./Sse.js"

@@ -65,6 +65,49 @@ describe("Json", () => {
     )
   })
 
+  it("parseValue gives what parse gives, unwrapped, at any limit, with brackets in strings or not", () => {
+    const bracketed = fc.stringMatching(/^[[\]{}a"\\ ]{0,300}$/)
+    const text = fc.oneof(
+      fc.jsonValue({ maxDepth: 8 }).map((value) => JSON.stringify(value)),
+      fc
+        .tuple(fc.nat(200), fc.nat(200), bracketed)
+        .map(
+          ([open, close, inner]) =>
+            `${"[".repeat(open)}${JSON.stringify(inner)}${"]".repeat(close)}`,
+        ),
+      bracketed,
+    )
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 160 }), (text, limit) => {
+        const value = Json.parseValue(text, limit)
+        const deep = Json.textDepth(text) > limit
+        let expected: unknown
+        let syntax = false
+        try {
+          expected = JSON.parse(text)
+        } catch {
+          syntax = true
+        }
+        if (deep || syntax) {
+          assert.instanceOf(value, Json.JsonError)
+          if (value instanceof Json.JsonError) {
+            assert.strictEqual(value.reason, deep ? "TooDeep" : "Syntax")
+          }
+        } else {
+          assert.deepStrictEqual(value, expected)
+        }
+        const read = Json.parse(text, limit)
+        assert.deepStrictEqual(Result.isSuccess(read) ? read.success : read.failure, value)
+      }),
+      { numRuns: Math.min(runs, 2_000), seed: 3407 },
+    )
+  })
+
+  it("parseValue reads a shallow text with hundreds of brackets in its strings", () => {
+    const text = JSON.stringify({ note: "[{".repeat(500) })
+    assert.deepStrictEqual(Json.parseValue(text), { note: "[{".repeat(500) })
+  })
+
   it("isObject holds for objects only", () => {
     assert.isTrue(Json.isObject({}))
     assert.isFalse(Json.isObject([]))

@@ -1,9 +1,8 @@
 import type { Completion, ToolCall } from "@svir/core"
-import { Event, Json, SvirError } from "@svir/core"
+import { Event, Json, Pieces, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import * as Thinking from "../Thinking.js"
 import type * as Options from "./options.js"
-import { Pieces } from "./pieces.js"
 import * as ServerError from "./serverError.js"
 
 type JsonObject = { readonly [key: string]: unknown }
@@ -31,7 +30,7 @@ interface Call {
   readonly ordinal: number
   readonly id: string
   readonly name: string
-  readonly fragments: Pieces
+  readonly fragments: Pieces.Pieces
   /** The `input` of the block's start, as JSON text: the input when no partial JSON came (D11). */
   readonly startInput: string
 }
@@ -39,7 +38,7 @@ interface Call {
 /** A thinking block being assembled; it becomes a `Thinking.Block` when the answer completes. */
 interface ThinkingSlot {
   readonly kind: "thinking"
-  readonly text: Pieces
+  readonly text: Pieces.Pieces
   signature: string
 }
 
@@ -103,8 +102,8 @@ export class Assembly {
   /** The last block looked up: most deltas are for the block of the delta before. */
   private lastIndex = -1
   private lastBlock: Block | undefined
-  private readonly text = new Pieces()
-  private readonly thinking = new Pieces()
+  private readonly text = Pieces.make()
+  private readonly thinking = Pieces.make()
   /** Thinking and redacted thinking blocks in the order they started (D9). */
   private readonly thinkingSlots: Array<
     ThinkingSlot | { readonly kind: "redacted"; readonly data: string }
@@ -348,7 +347,7 @@ export class Assembly {
         if (typeof text !== "string" || typeof signature !== "string") {
           return notMessages("a thinking block whose thinking or signature is not a string")
         }
-        const thinking: ThinkingSlot = { kind: "thinking", text: new Pieces(), signature }
+        const thinking: ThinkingSlot = { kind: "thinking", text: Pieces.make(), signature }
         this.thinkingSlots.push(thinking)
         this.addThinking(thinking, text, out)
         slot = thinking
@@ -375,7 +374,7 @@ export class Assembly {
           ordinal: this.calls.length,
           id,
           name,
-          fragments: new Pieces(),
+          fragments: Pieces.make(),
           // The block was read by Json.parse, so JSON.stringify can write its input.
           startInput: input === undefined ? "" : JSON.stringify(input),
         }

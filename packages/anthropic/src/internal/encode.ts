@@ -1,5 +1,6 @@
 import type { Message, Tool, ToolCall, ToolResult } from "@svir/core"
 import {
+  Body,
   Request as CoreRequest,
   ToolCall as CoreToolCall,
   Json,
@@ -27,7 +28,7 @@ const unsupported = (message: string, attachment?: string): Encoded<never> =>
 export const optionalFields: ReadonlyArray<string> = ["metadata", "service_tier"]
 
 /** D7: fields extra may never name, whatever the request sets: the encoder's own framing. */
-const framingFields: ReadonlySet<string> = new Set(["model", "messages", "stream", "max_tokens"])
+const framingFields: ReadonlyArray<string> = ["model", "messages", "stream", "max_tokens"]
 
 /**
  * D5: the request fields this codec handles; core's `Request.unclaimed` refuses any other one the
@@ -99,7 +100,7 @@ export const encodeBody = (
   if (Result.isFailure(format)) return Result.fail(format.failure)
   if (format.success !== undefined) body.output_config = { format: format.success }
   for (const tool of request.tools) {
-    const deep = tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
+    const deep = Body.tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
     if (deep !== undefined) return Result.fail(deep)
   }
   if (request.tools.length > 0) {
@@ -109,15 +110,13 @@ export const encodeBody = (
   }
   body.messages = messages.success
   const whole: RequestBody.RequestBody = options.stream ? { ...body, stream: true } : body
-  if (request.extra !== undefined) {
-    const problem = extraProblem(request.extra, whole)
-    if (problem !== undefined) return Result.fail(problem)
-    Object.assign(whole, request.extra)
-  }
+  const extra = Body.addExtra(whole, request.extra, { framing: framingFields })
+  if (extra !== undefined) return Result.fail(extra)
   // D6: the lean body is the full one without the optional fields, wherever they came from.
   if (options.lean === true)
     for (const field of optionalFields) Reflect.deleteProperty(whole, field)
-  const admitted = admission(request, whole)
+  // openai-codec D42, here too; `max_tokens` is always set (D3).
+  const admitted = Body.admit(whole, { context: request.contextTokens, reserved: whole.max_tokens })
   return admitted === undefined ? Result.succeed(whole) : Result.fail(admitted)
 }
 
@@ -200,7 +199,7 @@ const outputFormatOf = (
       `the response format ${format.name} has a description, which the Messages API's output format cannot carry: say it in the prompt`,
     )
   }
-  const deep = tooDeep(format.schema, `the schema of the response format ${format.name}`)
+  const deep = Body.tooDeep(format.schema, `the schema of the response format ${format.name}`)
   if (deep !== undefined) return Result.fail(deep)
   return Result.succeed({ type: "json_schema", schema: format.schema })
 }
@@ -239,70 +238,6 @@ const encodeTool = (tool: Tool.Tool): RequestBody.Tool => {
     ...(tool.strict === true && { strict: true }),
   }
 }
-
-/**
- * D7: extra fields go into the body as they are, but never over a field the encoder writes for
- * this request (nor the framing): a Config error says to set it with its own function. They must
- * be JSON, nested no deeper than `Json.maxDepth`.
- */
-const extraProblem = (
-  extra: Readonly<Record<string, unknown>>,
-  body: RequestBody.RequestBody,
-): SvirError.SvirError | undefined => {
-  for (const field of Object.keys(extra)) {
-    if (framingFields.has(field) || Object.hasOwn(body, field)) {
-      return SvirError.make(
-        "Config",
-        `the extra field ${field} is one the encoder writes: set it with its own Request function, not with Request.extra`,
-      )
-    }
-  }
-  const deep = tooDeep(extra, "an extra field")
-  if (deep !== undefined) return deep
-  for (const [field, value] of Object.entries(extra)) {
-    let text: string | undefined
-    try {
-      text = JSON.stringify(value)
-    } catch {
-      text = undefined
-    }
-    if (text === undefined) {
-      return SvirError.make("Unsupported", `the extra field ${field} is not a JSON value`)
-    }
-  }
-  return undefined
-}
-
-const utf8 = new TextEncoder()
-
-/**
- * openai-codec D42, here too: with a context size, a request is admitted when its body's length
- * in UTF-8 bytes (never fewer than its tokens) plus `max_tokens` fits.
- */
-const admission = (
-  request: Request.Request,
-  body: RequestBody.RequestBody,
-): SvirError.SvirError | undefined => {
-  const context = request.contextTokens
-  if (context === undefined) return undefined
-  const bytes = utf8.encode(JSON.stringify(body)).length
-  const reserved = body.max_tokens
-  const over = bytes + reserved - context
-  if (over <= 0) return undefined
-  return SvirError.make(
-    "ContextOverflow",
-    `the request does not fit the context of ${context} tokens by ${over}: its body is ${bytes} bytes (counted as tokens) and ${reserved} tokens are reserved for the answer`,
-  )
-}
-
-/** A schema nested deeper than `Json.maxDepth`, or one that refers to itself, is refused. */
-const tooDeep = (schema: object, what: string): SvirError.SvirError | undefined =>
-  Json.valueDepth(schema, Json.maxDepth) > Json.maxDepth
-    ? SvirError.make(
-        "Unsupported",
-        `${what} nests deeper than ${Json.maxDepth} levels, or refers to itself`,
-      )
-    : undefined
 
 /**
  * D2: the turns, user and assistant alternating: consecutive turns of one role are one message,

@@ -101,30 +101,26 @@ export class StreamDecoder implements Codec.StreamDecoder {
     const data = event.data
     // An empty data line carries nothing (a keep-alive).
     if (data === "") return true
-    let body = readShallowJson(data)
-    if (body === undecided) {
-      const read = Json.parse(data)
-      if (Result.isFailure(read)) {
-        if (read.failure.reason === "TooDeep") {
-          this.fail(tooDeep("an event"))
-          return false
-        }
-        if (event.type === "error") {
-          // D14: an error event whose data is not JSON: its text is the server's words.
-          this.fail(ServerError.fromText(data))
-          return false
-        }
-        // D17: data that is not JSON at all holds nothing this codec can read; lenient mode
-        // skips it, strict mode refuses it.
-        if (this.options.lenient) return true
-        this.fail(
-          SvirError.make("Protocol", "the server sent an event whose data is not JSON", {
-            serverMessage: data,
-          }),
-        )
+    const body = Json.parseValue(data)
+    if (body instanceof Json.JsonError) {
+      if (body.reason === "TooDeep") {
+        this.fail(tooDeep("an event"))
         return false
       }
-      body = read.success
+      if (event.type === "error") {
+        // D14: an error event whose data is not JSON: its text is the server's words.
+        this.fail(ServerError.fromText(data))
+        return false
+      }
+      // D17: data that is not JSON at all holds nothing this codec can read; lenient mode
+      // skips it, strict mode refuses it.
+      if (this.options.lenient) return true
+      this.fail(
+        SvirError.make("Protocol", "the server sent an event whose data is not JSON", {
+          serverMessage: data,
+        }),
+      )
+      return false
     }
     if (event.type === "error" && Json.isObject(body) && body.type !== "error") {
       // D14: `event: error` with a body that does not say so is an error all the same.
@@ -133,37 +129,4 @@ export class StreamDecoder implements Codec.StreamDecoder {
     }
     return this.read(body)
   }
-}
-
-/** What `readShallowJson` gives when only `Json.parse` can tell. */
-const undecided: unique symbol = Symbol("undecided")
-
-/**
- * openai-codec D45, here too: the value of JSON text that `Json.parse` would read, at less cost,
- * or `undecided`. Valid JSON shorter than `2 * (Json.maxDepth + 1)` cannot nest too deep, nor can
- * one with at most `Json.maxDepth` opening brackets.
- */
-const readShallowJson = (text: string): unknown => {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undecided
-  }
-  if (text.length >= shallowLength && !fewBrackets(text)) return undecided
-  return value
-}
-
-/** Valid JSON shorter than this cannot nest deeper than `Json.maxDepth`. */
-const shallowLength = 2 * (Json.maxDepth + 1)
-
-const fewBrackets = (text: string): boolean => {
-  let count = 0
-  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1)) {
-    if (++count > Json.maxDepth) return false
-  }
-  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1)) {
-    if (++count > Json.maxDepth) return false
-  }
-  return true
 }

@@ -1,5 +1,5 @@
 import type { ToolCall } from "@svir/core"
-import { type Completion, Event, Json, SvirError } from "@svir/core"
+import { type Completion, Event, Json, Pieces, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import { type PartPiece, readContentParts, reasoningDetailsText } from "./contentParts.js"
 import * as Options from "./options.js"
@@ -9,61 +9,13 @@ import { makeThinkSplitter, type ThinkPiece, type ThinkSplitter } from "./think.
 type JsonObject = { readonly [key: string]: unknown }
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
-/**
- * A text that arrives in pieces (D45, D47): each run of 256 pieces is appended to one string
- * with `+=` (which only links the pieces, a rope) and made flat as it fills, and the runs are
- * linked at the end. One flat string holds the same characters in much less memory than a string
- * or a rope node per piece (each has its own header), so a long answer holds about its own size;
- * and the whole is handed out as a rope, copied once, and only if it is read.
- */
-class Pieces {
-  private runs: Array<string> | undefined
-  private recent = ""
-  private count = 0
-
-  constructor(first = "") {
-    this.add(first)
-  }
-
-  get empty(): boolean {
-    return this.runs === undefined && this.count === 0
-  }
-
-  add(piece: string): void {
-    if (piece === "") return
-    this.recent += piece
-    if (++this.count === 256) {
-      this.runs ??= []
-      this.runs.push(flat(this.recent))
-      this.recent = ""
-      this.count = 0
-    }
-  }
-
-  join(): string {
-    if (this.runs === undefined) return this.recent
-    let whole = ""
-    for (const run of this.runs) whole += run
-    return whole + this.recent
-  }
-}
-
-/**
- * D47: the same string, made flat (one block of characters) in place. Reading a rope as a number
- * flattens it in V8 (the `flatstr` trick); the number is thrown away.
- */
-const flat = (text: string): string => {
-  Number(text)
-  return text
-}
-
 /** A call being assembled from its pieces. */
 interface CallSlot {
   id: string
   /** Whether the id was generated because the server sent none (D11). */
   generated: boolean
   name: string
-  readonly fragments: Pieces
+  readonly fragments: Pieces.Pieces
   /** The index the server gave the call's first piece, if any. */
   readonly wireIndex: number | undefined
 }
@@ -458,7 +410,7 @@ export class Assembly {
   private choiceIndex: number | undefined
   /** Lenient mode skipped a piece of another choice (D16). */
   private skippedChoice = false
-  private readonly text = new Pieces()
+  private readonly text = Pieces.make()
   /** Whether the content said anything, `<think>` reasoning included (D14). */
   private sawContent = false
   private readonly reasoning = new ReasoningBySource()
@@ -842,7 +794,7 @@ export class Assembly {
         id: id ?? this.newId(),
         generated,
         name: name ?? "",
-        fragments: new Pieces(fragment),
+        fragments: Pieces.make(fragment),
         wireIndex,
       }
       // D23: an id another call already has is kept; the encoder answers such calls in order.

@@ -1,5 +1,5 @@
 import type { Message, Request, Tool, ToolCall, ToolResult } from "@svir/core"
-import { Json, SvirError } from "@svir/core"
+import { Body, SvirError } from "@svir/core"
 import * as Base64 from "effect/encoding/Base64"
 import * as Result from "effect/Result"
 import type * as RequestBody from "../RequestBody.js"
@@ -31,12 +31,7 @@ export const optionalFields: ReadonlyArray<string> = [
 ]
 
 /** D50: fields extra may never name, whatever the request sets: the encoder's own framing. */
-const framingFields: ReadonlySet<string> = new Set([
-  "model",
-  "messages",
-  "stream",
-  "stream_options",
-])
+const framingFields: ReadonlyArray<string> = ["model", "messages", "stream", "stream_options"]
 
 /**
  * Writes the body of a request already checked by `Request.validate`, with the codec's options
@@ -61,7 +56,7 @@ export const encodeBody = (
   if (wire.user !== undefined) body.user = wire.user
   if (wire.prediction !== undefined) body.prediction = { type: "content", content: wire.prediction }
   for (const tool of request.tools) {
-    const deep = tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
+    const deep = Body.tooDeep(tool.inputSchema, `the input schema of the tool ${tool.name}`)
     if (deep !== undefined) return Result.fail(deep)
   }
   if (request.tools.length > 0) body.tools = request.tools.map(encodeTool)
@@ -87,7 +82,7 @@ export const encodeBody = (
   }
   const format = request.responseFormat
   if (format?._tag === "JsonSchema") {
-    const deep = tooDeep(format.schema, `the schema of the response format ${format.name}`)
+    const deep = Body.tooDeep(format.schema, `the schema of the response format ${format.name}`)
     if (deep !== undefined) return Result.fail(deep)
   }
   // Text is every server's default: not sent.
@@ -102,11 +97,12 @@ export const encodeBody = (
         ...(request.includeUsage === true && { stream_options: { include_usage: true } }),
       }
     : body
-  if (request.extra !== undefined) {
-    const refused = extraProblem(request.extra, whole)
-    if (refused !== undefined) return Result.fail(refused)
-    Object.assign(whole, request.extra)
-  }
+  // D50: extra fields never over a field the encoder writes, nor its framing.
+  const refused = Body.addExtra(whole, request.extra, {
+    framing: framingFields,
+    hint: "OpenAiCodec.options",
+  })
+  if (refused !== undefined) return Result.fail(refused)
   // D40: the lean body is the full one without the optional fields, wherever they came from.
   if (lean) for (const field of optionalFields) Reflect.deleteProperty(whole, field)
   const admitted = admission(request, whole)
@@ -131,39 +127,6 @@ const writeSampling = (
 }
 
 /**
- * D50: extra fields go into the body as they are, but never over a field the encoder writes for
- * this request (nor the framing, whatever the request sets): a Config error says to set it with
- * its own function. They must be JSON, nested no deeper than `Json.maxDepth`.
- */
-const extraProblem = (
-  extra: Readonly<Record<string, unknown>>,
-  body: RequestBody.RequestBody,
-): SvirError.SvirError | undefined => {
-  for (const field of Object.keys(extra)) {
-    if (framingFields.has(field) || Object.hasOwn(body, field)) {
-      return SvirError.make(
-        "Config",
-        `the extra field ${field} is one the encoder writes: set it with its own Request function (or OpenAiCodec.options), not with Request.extra`,
-      )
-    }
-  }
-  const deep = tooDeep(extra, "an extra field")
-  if (deep !== undefined) return deep
-  for (const [field, value] of Object.entries(extra)) {
-    let text: string | undefined
-    try {
-      text = JSON.stringify(value)
-    } catch {
-      text = undefined
-    }
-    if (text === undefined) {
-      return SvirError.make("Unsupported", `the extra field ${field} is not a JSON value`)
-    }
-  }
-  return undefined
-}
-
-/**
  * D42: with a context size, a request is admitted when its body's length in UTF-8 bytes (which
  * never counts fewer than its tokens) plus `maxTokens` fits, and `maxTokens` is not 0.
  */
@@ -172,19 +135,9 @@ const admission = (
   body: RequestBody.RequestBody,
 ): SvirError.SvirError | undefined => {
   const context = request.contextTokens
-  if (context === undefined) return undefined
-  if (request.maxTokens === 0) return noRoomForAnswer(context)
-  const bytes = utf8.encode(JSON.stringify(body)).length
-  const reserved = request.maxTokens ?? 0
-  const over = bytes + reserved - context
-  if (over <= 0) return undefined
-  return SvirError.make(
-    "ContextOverflow",
-    `the request does not fit the context of ${context} tokens by ${over}: its body is ${bytes} bytes (counted as tokens) and ${reserved} tokens are reserved for the answer`,
-  )
+  if (context !== undefined && request.maxTokens === 0) return noRoomForAnswer(context)
+  return Body.admit(body, { context, reserved: request.maxTokens ?? 0 })
 }
-
-const utf8 = new TextEncoder()
 
 /** D42: max tokens 0 with a context size is an overflow: no room is left for the answer. */
 export const noRoomForAnswer = (context: number): SvirError.SvirError =>
@@ -192,18 +145,6 @@ export const noRoomForAnswer = (context: number): SvirError.SvirError =>
     "ContextOverflow",
     `max tokens is 0, which leaves no room for the answer in the context of ${context} tokens`,
   )
-
-/**
- * D25: a schema nested deeper than `Json.maxDepth` (or one that refers to itself) is refused
- * here, rather than making `JSON.stringify` of the body throw in the transport.
- */
-const tooDeep = (schema: object, what: string): SvirError.SvirError | undefined =>
-  Json.valueDepth(schema, Json.maxDepth) > Json.maxDepth
-    ? SvirError.make(
-        "Unsupported",
-        `${what} nests deeper than ${Json.maxDepth} levels, or refers to itself`,
-      )
-    : undefined
 
 const encodeTool = (tool: Tool.Tool): RequestBody.FunctionTool => {
   // A tool with no schema, or `{}`, is sent as an object with no properties.

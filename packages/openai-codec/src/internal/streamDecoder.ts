@@ -116,63 +116,28 @@ export class StreamDecoder implements Codec.StreamDecoder {
     if (type !== "message") return this.unknownType(type)
     // D22: an empty data line is a keep-alive that carries nothing.
     if (data === "") return true
-    let body = readShallowJson(data)
-    if (body === undecided) {
-      const read = Json.parse(data)
-      if (Result.isFailure(read)) {
-        // D25: JSON too deep to read may hold anything, a call too; lenient mode skips only data
-        // that is not JSON at all.
-        if (read.failure.reason === "TooDeep") {
-          this.fail(tooDeep("an event"))
-          return false
-        }
-        if (this.options.lenient) return true
-        this.fail(
-          SvirError.make("Protocol", "the server sent an event whose data is not JSON", {
-            serverMessage: data,
-          }),
-        )
+    // D45: no Result per event.
+    const body = Json.parseValue(data)
+    if (body instanceof Json.JsonError) {
+      // D25: JSON too deep to read may hold anything, a call too; lenient mode skips only data
+      // that is not JSON at all.
+      if (body.reason === "TooDeep") {
+        this.fail(tooDeep("an event"))
         return false
       }
-      body = read.success
+      if (this.options.lenient) return true
+      this.fail(
+        SvirError.make("Protocol", "the server sent an event whose data is not JSON", {
+          serverMessage: data,
+        }),
+      )
+      return false
     }
     const error = this.answer.chunk(body, this.events)
     if (error === undefined) return true
     this.fail(error)
     return false
   }
-}
-
-/** What `readShallowJson` gives when only `Json.parse` can tell. */
-const undecided: unique symbol = Symbol("undecided")
-
-/**
- * D45: the value of JSON text that `Json.parse` would read, at less cost, or `undecided`. JSON
- * that nests d levels holds 2d brackets, so valid JSON shorter than `2 * (Json.maxDepth + 1)`
- * cannot nest too deep, nor can one with at most `Json.maxDepth` opening brackets, in strings or
- * not (counted with `indexOf`, a fifth of the cost of `Json.textDepth`). The rest, and text that
- * is not JSON, are left to `Json.parse`, so the outcome is its own. D47: no `Result` per event.
- */
-const readShallowJson = (text: string): unknown => {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undecided
-  }
-  if (text.length >= 2 * (Json.maxDepth + 1) && !fewBrackets(text)) return undecided
-  return value
-}
-
-const fewBrackets = (text: string): boolean => {
-  let count = 0
-  for (let at = text.indexOf("{"); at !== -1; at = text.indexOf("{", at + 1)) {
-    if (++count > Json.maxDepth) return false
-  }
-  for (let at = text.indexOf("["); at !== -1; at = text.indexOf("[", at + 1)) {
-    if (++count > Json.maxDepth) return false
-  }
-  return true
 }
 
 /** `event: error`: a JSON error body, or the server's words as text (also JSON too deep to read). */
