@@ -10,10 +10,18 @@
  * (`process.cpuUsage`) from a clean heap; the figure is the ratio per round. For context, the
  * same answer read by one `PartialJson.parse` call of the text cut before its last character.
  *
- * Run: npx tsx --conditions=@svir/source bench/partialJson.ts
+ * The peers' streaming helpers read the whole text again at every piece: openai-node's
+ * `partialParse` (what its chat stream runs on each delta of a call's arguments) and Vercel's
+ * `parsePartialJson` (what `streamObject` runs on each delta). That is quadratic over a stream, so
+ * they are measured on smaller answers, twice the size apart, beside the reader on the same text:
+ * the ratio per size, and how each grows when the answer doubles (2x is linear, 4x quadratic).
+ *
+ * Run: npm run bench (uses `tsx --conditions=@svir/source`).
  */
 import v8 from "node:v8"
 import vm from "node:vm"
+import { parsePartialJson } from "ai"
+import { partialParse } from "openai/_vendor/partial-json-parser/parser"
 import { PartialJson } from "../src/index.js"
 
 const goal = 3
@@ -22,28 +30,27 @@ const warmupRounds = 2
 const size = 10_000_000
 const piece = 100
 
-const answerOf = (row: (i: number) => unknown): string => {
+const answerOf = (row: (i: number) => unknown, bytes = size): string => {
   const rows: Array<unknown> = []
   let length = 0
-  for (let i = 0; length < size; i++) {
+  for (let i = 0; length < bytes; i++) {
     rows.push(row(i))
     length += JSON.stringify(rows[i]).length + 1
   }
   return JSON.stringify({ rows })
 }
 
+const shortFields = (i: number) => ({
+  id: i,
+  city: `City ${i}`,
+  note: `"${i}" \u00e9\n`,
+  population: i * 1234.5,
+  tags: ["a", "b", null],
+  open: i % 2 === 0,
+})
+
 const answers = [
-  {
-    name: "short fields",
-    text: answerOf((i) => ({
-      id: i,
-      city: `City ${i}`,
-      note: `"${i}" \u00e9\n`,
-      population: i * 1234.5,
-      tags: ["a", "b", null],
-      open: i % 2 === 0,
-    })),
-  },
+  { name: "short fields", text: answerOf(shortFields) },
   {
     name: "prose",
     text: answerOf((i) => ({
@@ -75,6 +82,22 @@ const cpuMicros = (run: () => unknown): number => {
   return used.user + used.system
 }
 
+const cpuMicrosAsync = async (run: () => Promise<unknown>): Promise<number> => {
+  collectGarbage()
+  const before = process.cpuUsage()
+  if ((await run()) === undefined) throw new Error("nothing was read")
+  const used = process.cpuUsage(before)
+  return used.user + used.system
+}
+
+/** Reads every piece through the reader, as a UI that shows the value at each piece does. */
+const streamThroughReader = (pieces: ReadonlyArray<string>): unknown => {
+  const reader = PartialJson.reader()
+  let shown: unknown
+  for (const next of pieces) shown = reader.push(next)
+  return shown
+}
+
 const quantile = (values: ReadonlyArray<number>, q: number): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const at = (sorted.length - 1) * q
@@ -91,12 +114,7 @@ console.log(
 for (const { name, text } of answers) {
   const pieces = piecesOf(text)
   const parseWhole = () => JSON.parse(text)
-  const stream = () => {
-    const reader = PartialJson.reader()
-    let shown: unknown
-    for (const next of pieces) shown = reader.push(next)
-    return shown
-  }
+  const stream = () => streamThroughReader(pieces)
   const cut = text.slice(0, -1)
   const oneCall = () => PartialJson.parse(cut)
   const ratios: Array<number> = []
@@ -121,3 +139,71 @@ for (const { name, text } of answers) {
     `  ${"".padEnd(13)} info: one PartialJson.parse of the text cut short / JSON.parse ${fixed(quantile(oneCallRatios, 0.5))}x`,
   )
 }
+
+const peerSizes = [50_000, 100_000]
+const peerRounds = Math.max(3, Math.ceil(rounds / 2))
+/** The reader is read this many times per measurement, so that it takes as long as a peer's. */
+const readerRepeats = 200
+
+type Contender = {
+  readonly name: string
+  readonly run: (prefixes: ReadonlyArray<string>) => unknown
+}
+
+const peers: ReadonlyArray<Contender> = [
+  {
+    name: "openai-node partialParse",
+    run: (prefixes) => {
+      let shown: unknown
+      for (const prefix of prefixes) shown = partialParse(prefix)
+      return shown
+    },
+  },
+  {
+    name: "ai parsePartialJson",
+    run: async (prefixes) => {
+      let shown: unknown
+      for (const prefix of prefixes) shown = (await parsePartialJson(prefix)).value
+      return shown
+    },
+  },
+]
+
+console.log(
+  `core: the peers' streaming helpers, which read the whole text so far at every ${piece}-byte piece, / PartialJson.reader on the same answer (short fields), ${peerRounds} paired rounds, CPU time`,
+)
+const perSize: Array<Map<string, number>> = []
+for (const bytes of peerSizes) {
+  const pieces = piecesOf(answerOf(shortFields, bytes))
+  const prefixes = pieces.map((_, i) => pieces.slice(0, i + 1).join(""))
+  const readOnce = () => {
+    let shown: unknown
+    for (let n = 0; n < readerRepeats; n++) shown = streamThroughReader(pieces)
+    return shown
+  }
+  const samples = new Map<string, Array<number>>([["PartialJson.reader", []]])
+  for (let round = 0; round < warmupRounds + peerRounds; round++) {
+    const micros = new Map<string, number>()
+    const first = round % 2 === 0
+    if (first) micros.set("PartialJson.reader", cpuMicros(readOnce) / readerRepeats)
+    for (const peer of peers)
+      micros.set(peer.name, await cpuMicrosAsync(async () => peer.run(prefixes)))
+    if (!first) micros.set("PartialJson.reader", cpuMicros(readOnce) / readerRepeats)
+    if (round < warmupRounds) continue
+    for (const [name, value] of micros) samples.set(name, [...(samples.get(name) ?? []), value])
+  }
+  const medians = new Map([...samples].map(([name, values]) => [name, quantile(values, 0.5)]))
+  perSize.push(medians)
+  const reader = medians.get("PartialJson.reader")!
+  const line = peers.map(
+    ({ name }) =>
+      `${name} ${(medians.get(name)! / 1000).toFixed(0)} ms (${(medians.get(name)! / reader).toFixed(0)}x the reader)`,
+  )
+  console.log(
+    `  ${bytes / 1000} KB: PartialJson.reader ${(reader / 1000).toFixed(1)} ms; ${line.join("; ")}`,
+  )
+}
+const [smaller, larger] = perSize
+console.log(
+  `  growth when the answer doubles (2x is linear, 4x quadratic): ${[...smaller!.keys()].map((name) => `${name} ${fixed(larger!.get(name)! / smaller!.get(name)!)}x`).join(", ")}`,
+)
