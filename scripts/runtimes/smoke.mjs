@@ -11,7 +11,7 @@ import { Tools } from "@svir/registry"
 import { Cause, Effect, Schema, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
 // A recording of a real stream (two calls, their names and arguments in pieces), as text.
-import recorded from "../../packages/openai-codec/test/svir/recordings/tools.sse"
+import recorded from "../../packages/conformance/cases/openai/svir/recordings/tools.sse"
 
 const check = (name, ok, detail) => ({ name, ok: ok === true, detail: String(detail) })
 

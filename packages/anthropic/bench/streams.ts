@@ -49,7 +49,10 @@ const textDelta = (index: number, text: string): string =>
 /** The small answer: vercel/ai's recorded anthropic-text stream, framed as the API frames it. */
 export const small = (): string =>
   readFileSync(
-    new URL("../test/recordings/vercel/anthropic-text.chunks.txt", import.meta.url),
+    new URL(
+      "../../conformance/cases/anthropic/recordings/vercel/anthropic-text.chunks.txt",
+      import.meta.url,
+    ),
     "utf8",
   )
     .split("\n")

@@ -2,7 +2,7 @@
  * One agent, two wires: the same tool loop (`@svir/loop`) over the same registry's tools, through
  * `@svir/client`, with only the codec changed. On Chat Completions it talks to `@svir/testing`'s
  * scripted server; on Messages to a server on 127.0.0.1 that replays the Messages API's own
- * streams from its documentation (`test/recordings/docs`, provenance in its README): a text and a
+ * streams from its documentation (`@svir/conformance`'s `cases/anthropic/recordings/docs`, provenance in its README): a text and a
  * `get_weather` call, then a text answer.
  */
 import { createServer, type IncomingHttpHeaders } from "node:http"

@@ -1,22 +1,22 @@
-import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import { Cli } from "@svir/conformance/node"
+import { Cli, Suites } from "@svir/conformance/node"
 import { describeCases } from "@svir/conformance/vitest"
 import { Console, Effect } from "effect"
 import { AnthropicCodec } from "../src/index.js"
 
 // The kit feeds every streamed case in strides of 1, 3 and 8192 bytes and whole, with LF and
-// CRLF line ends, in the case's mode and in lenient mode; the recordings it reads are those of
-// `test/recordings` (see its README).
+// CRLF line ends, in the case's mode and in lenient mode. The cases of this wire ship with the
+// kit, with the recordings they read (`cases/anthropic/recordings`, see its README).
+const suite = Suites.of("anthropic")
 describeCases(
   "conformance (@svir/conformance runner)",
   (options) => AnthropicCodec.make(options as AnthropicCodec.Options),
-  [new URL("./cases", import.meta.url)],
-  { root: new URL(".", import.meta.url).pathname },
+  suite.paths,
+  { root: suite.root },
 )
 
 describe("svir-conformance --codec anthropic", () => {
-  it.effect("knows this codec by name and runs its cases", () =>
+  it.effect("knows this codec by name and runs the shipped cases of its wire", () =>
     Effect.gen(function* () {
       const make = yield* Cli.loadCodec("anthropic")
       assert.strictEqual(make({ mode: "strict" }).name, AnthropicCodec.make().name)
@@ -26,8 +26,7 @@ describe("svir-conformance --codec anthropic", () => {
         log: (...parts) => lines.push(parts.join(" ")),
         error: (...parts) => lines.push(parts.join(" ")),
       }
-      const cases = fileURLToPath(new URL("./cases", import.meta.url))
-      const status = yield* Cli.main(["--codec", "anthropic", "--allow-outside", cases]).pipe(
+      const status = yield* Cli.main(["--codec", "anthropic"]).pipe(
         Effect.provideService(Console.Console, quiet),
       )
       assert.strictEqual(status, 0)

@@ -264,6 +264,6 @@ describeCases(
         ),
     }
   },
-  [new URL("../../openai-codec/test/svir/encoder", import.meta.url)],
+  [new URL("../../conformance/cases/openai/svir/encoder", import.meta.url)],
   { attachments: writeAttachment },
 )

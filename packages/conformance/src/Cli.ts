@@ -1,6 +1,6 @@
 /**
  * The `svir-conformance` command:
- * `svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] PATH...`
+ * `svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] [PATH...|--cases openai|anthropic]`
  * prints one line
  * per failed check (and per check not run) and a last line `N passed, M failed` (with
  * `, K not run` when one was not run).
@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import type * as Case from "./Case.js"
 import * as CaseFiles from "./CaseFiles.js"
 import * as Runner from "./Runner.js"
+import * as Suites from "./Suites.js"
 
 /**
  * The text of `--help`.
@@ -24,15 +25,19 @@ import * as Runner from "./Runner.js"
  * @since 0.1.0
  * @category constants
  */
-export const usage = `usage: svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] PATH...
+export const usage = `usage: svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] [PATH...|--cases openai|anthropic]
 
 Runs the conformance cases in each PATH (a .json case file or a folder of them) against a codec:
 every streamed decoder case at strides of 1, 3 and 8192 bytes and whole (and its own chunks),
-every encoder case once. An encoder case whose attachment is a file on disk is not run.
+every encoder case once. An encoder case whose attachment is a file on disk is not run. Without
+a PATH, runs the cases that ship with this kit for the wire of --cases, or of a first-party
+--codec.
 
   --codec openai       @svir/openai-codec (the default; install it next to this kit)
   --codec anthropic    @svir/anthropic (install it next to this kit)
   --codec ./codec.js   a module of yours that exports make(options) returning a Codec
+  --cases openai       the shipped Chat Completions cases (decoder, encoder, svir's own)
+  --cases anthropic    the shipped Messages cases (decoder, encoder)
   --mode M             run only the expectations in mode M (both by default)
   --allow-outside      read recordings outside the PATH they belong to (by default a case's
                        recording must be a regular file inside its PATH, or the folder of a
@@ -77,6 +82,13 @@ export interface Command {
    * @since 0.2.0
    */
   readonly allowOutside?: boolean | undefined
+  /**
+   * `--cases`: the wire whose shipped cases run, given or taken from a first-party `--codec`
+   * when no PATH is given.
+   *
+   * @since 0.2.0
+   */
+  readonly cases?: Suites.Wire | undefined
 }
 
 const isMode = (mode: string): mode is Case.Mode => mode === "strict" || mode === "lenient"
@@ -105,15 +117,33 @@ export const parse = (args: ReadonlyArray<string>): Effect.Effect<Command, Usage
         new UsageError({ message: `--mode must be strict or lenient, not ${mode}` }),
       )
     }
-    if (positionals.length === 0 && !help) {
-      return Effect.fail(new UsageError({ message: "give at least one PATH of cases" }))
+    const codec = values.codec ?? "openai"
+    const given = values.cases
+    if (given !== undefined && !Suites.isWire(given)) {
+      return Effect.fail(
+        new UsageError({
+          message: `--cases must be one of ${Suites.wires.join(", ")}, not ${given}`,
+        }),
+      )
+    }
+    if (given !== undefined && positionals.length > 0) {
+      return Effect.fail(new UsageError({ message: "give PATHs or --cases, not both" }))
+    }
+    const cases = given ?? (positionals.length === 0 && Suites.isWire(codec) ? codec : undefined)
+    if (positionals.length === 0 && cases === undefined && !help) {
+      return Effect.fail(
+        new UsageError({
+          message: `give at least one PATH of cases, or --cases ${Suites.wires.join("|")}`,
+        }),
+      )
     }
     return Effect.succeed({
-      codec: values.codec ?? "openai",
+      codec,
       modes: mode === undefined ? undefined : [mode],
       paths: positionals,
       help,
       ...(values["allow-outside"] === true ? { allowOutside: true } : {}),
+      ...(cases !== undefined ? { cases } : {}),
     })
   })
 
@@ -124,6 +154,7 @@ const parseCommandLine = (args: ReadonlyArray<string>) =>
     strict: true,
     options: {
       codec: { type: "string" },
+      cases: { type: "string" },
       mode: { type: "string" },
       help: { type: "boolean", short: "h" },
       "allow-outside": { type: "boolean" },
@@ -226,9 +257,11 @@ export const main = (args: ReadonlyArray<string>): Effect.Effect<number> =>
       return 0
     }
     const makeCodec = yield* loadCodec(command.codec)
-    const report = yield* CaseFiles.run(makeCodec, command.paths, {
+    const suite = command.cases === undefined ? undefined : Suites.of(command.cases)
+    const report = yield* CaseFiles.run(makeCodec, suite?.paths ?? command.paths, {
       modes: command.modes,
       allowOutside: command.allowOutside,
+      ...(suite !== undefined ? { root: suite.root } : {}),
     })
     if (report.results.length === 0) {
       yield* Console.error(`no case has an expectation in ${command.modes?.join(", ")} mode`)

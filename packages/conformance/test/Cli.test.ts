@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Console, Effect } from "effect"
-import { Cli } from "../src/node.js"
+import { CaseFiles, Cli, Suites } from "../src/node.js"
 
 const bin = fileURLToPath(new URL("../bin/svir-conformance.js", import.meta.url))
 const toyCodec = fileURLToPath(new URL("./toy/ToyCodec.ts", import.meta.url))
@@ -162,6 +162,52 @@ describe("svir-conformance", () => {
       })
       const error = yield* Effect.flip(Cli.parse(["--cdec", "x", "a"]))
       assert.include(error.message, "--cdec")
+    }),
+  )
+
+  it.effect(
+    "runs a wire's shipped cases with --cases, or a first-party codec's without a PATH",
+    () =>
+      Effect.gen(function* () {
+        const given = yield* Cli.parse(["--codec", "./mine.js", "--cases", "anthropic"])
+        assert.strictEqual(given.cases, "anthropic")
+        assert.deepStrictEqual(given.paths, [])
+        const named = yield* Cli.parse(["--codec", "anthropic"])
+        assert.strictEqual(named.cases, "anthropic")
+        const byDefault = yield* Cli.parse([])
+        assert.strictEqual(byDefault.cases, "openai")
+        const withPath = yield* Cli.parse(["--codec", "anthropic", "mine"])
+        assert.isUndefined(withPath.cases)
+        const unknown = yield* Effect.flip(Cli.parse(["--cases", "gemini"]))
+        assert.include(unknown.message, "--cases must be one of openai, anthropic, not gemini")
+        const both = yield* Effect.flip(Cli.parse(["--cases", "openai", "mine"]))
+        assert.include(both.message, "give PATHs or --cases, not both")
+        // The toy codec speaks another wire: the shipped cases are read and run, and fail.
+        const toy = yield* runMain(["--codec", toyCodec, "--cases", "openai"])
+        assert.strictEqual(toy.status, 1, toy.err.join("\n"))
+        const counts = /^(\d+) passed, (\d+) failed, (\d+) not run$/.exec(toy.out.at(-1) ?? "")
+        assert.isNotNull(counts, toy.out.at(-1))
+        assert.isAbove(Number(counts?.[2]), 1000)
+      }),
+  )
+})
+
+describe("Suites", () => {
+  it.effect("ship decoder and encoder cases for each first-party wire, with what they read", () =>
+    Effect.gen(function* () {
+      for (const wire of Suites.wires) {
+        const suite = Suites.of(wire)
+        assert.strictEqual(suite.wire, wire)
+        const loaded = yield* CaseFiles.load(suite.paths, { root: suite.root })
+        const decoder = loaded.filter(({ case: c }) => !("request" in c))
+        const encoder = loaded.filter(({ case: c }) => "request" in c)
+        assert.isAtLeast(decoder.length, wire === "openai" ? 250 : 13, wire)
+        assert.isAtLeast(encoder.length, wire === "openai" ? 39 : 4, wire)
+        const names = loaded.map(({ case: c }) => `${c.name} ${c.why ?? ""}`)
+        for (const name of names) assert.match(name, /^\S+ \S/, `${wire}: every case says why`)
+      }
+      assert.isTrue(Suites.isWire("openai"))
+      assert.isFalse(Suites.isWire("toString"))
     }),
   )
 })

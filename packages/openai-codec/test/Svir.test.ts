@@ -6,7 +6,7 @@ import { OpenAiCodec } from "../src/index.js"
 
 // The decoder cases of svir, the Rust crate, in our format: each names its Rust case in `from`,
 // and a case that keeps another outcome on purpose names the decision that says why in `departs`.
-const svirFolder = join(import.meta.dirname, "svir")
+const svirFolder = join(import.meta.dirname, "..", "..", "conformance", "cases", "openai", "svir")
 const decoderFolder = join(svirFolder, "decoder")
 
 describeCases(
@@ -19,7 +19,7 @@ describeCases(
 
 const packagesFolder = join(import.meta.dirname, "..", "..")
 
-/** Every case below `test/svir`, as written. */
+/** Every case below `cases/openai/svir` of `@svir/conformance`, as written. */
 const svirCases = (): ReadonlyArray<{ readonly file: string; readonly case: unknown }> =>
   readdirSync(svirFolder, { recursive: true, encoding: "utf8" })
     .filter((file) => file.endsWith(".json"))

@@ -4,7 +4,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { describeCases } from "@svir/conformance/vitest"
 import { OpenAiCodec } from "../src/index.js"
 
-const folder = join(import.meta.dirname, "svir", "encoder")
+const folder = join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "conformance",
+  "cases",
+  "openai",
+  "svir",
+  "encoder",
+)
 
 // The Rust svir crate's encoder cases, in our format. The kit encodes each request once, streamed,
 // with its attachments in memory; a case whose attachment describes a file on disk

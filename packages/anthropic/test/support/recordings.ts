@@ -2,16 +2,26 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 
 /**
- * The recordings of `test/recordings` (provenance in its README), as the bytes a decoder gets.
+ * The recordings of the Messages wire, shipped with `@svir/conformance` in
+ * `cases/anthropic/recordings` (provenance in its README), as the bytes a decoder gets.
  * A `.sse` file is a stream as the API sent it. A vercel/ai `.chunks.txt` file holds one event's
  * data a line; it is framed the way the API frames it (`event: <type>` then `data: <line>` and a
  * blank line) and, as vercel/ai's own tests replay it, with `data:` lines alone and a last
  * `data: [DONE]`.
  */
-export const recordingsFolder = join(import.meta.dirname, "..", "recordings")
+export const recordingsFolder = join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "..",
+  "conformance",
+  "cases",
+  "anthropic",
+  "recordings",
+)
 
 export interface Recording {
-  /** The file, below `test/recordings`, and the framing for a chunks file. */
+  /** The file, below the recordings folder, and the framing for a chunks file. */
   readonly name: string
   readonly bytes: Uint8Array
 }

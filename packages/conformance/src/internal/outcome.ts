@@ -70,7 +70,8 @@ export const failedOutcome = (
       return {
         _tag: "Failed",
         kind,
-        message: oneLine(error.message),
+        // A codec of another copy may leave the message out: it is shown, never thrown over.
+        message: oneLine(String(error.message)),
         serverMessage,
         released,
         partial,

@@ -23,7 +23,17 @@ export type Expectation =
   | { readonly ok: { readonly [key: string]: unknown } }
   | { readonly error: string }
 
-export const casesFolder = join(import.meta.dirname, "..", "cases")
+/** The Chat Completions decoder cases, shipped with `@svir/conformance`. */
+export const casesFolder = join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "..",
+  "conformance",
+  "cases",
+  "openai",
+  "decoder",
+)
 
 export const loadCases = (): ReadonlyArray<Case> =>
   readdirSync(casesFolder)
