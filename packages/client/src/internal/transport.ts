@@ -1,6 +1,6 @@
-import type { Codec, Event } from "@svir/core"
-import { HttpError, Json, SvirError } from "@svir/core"
-import * as Arr from "effect/Array"
+import type { Event } from "@svir/core"
+import { Codec, HttpError, Json, SvirError } from "@svir/core"
+import type * as Arr from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Context from "effect/Context"
@@ -370,15 +370,16 @@ const truncated = (error: HttpClientError.HttpClientError): SvirError.SvirError 
   )
 
 /**
- * The events of a streamed answer, as the pull of a stream whose scope is `scope`. A pull reads
- * bytes until the decoder gives events; bytes that make no event do not count. The time limits
- * are kept by one watchdog per stream (D16), not a race per read: a fiber in `scope` that sleeps
- * until the first token or idle limit of the read under way, or what is left of the total,
- * whichever ends first, and on waking, if that limit has passed, closes `requests` (which aborts
- * the request, so the read under way ends) and makes the stream fail with that limit's Timeout
- * (D10). Once the answer has ended (completed or failed) no more bytes are read. A connection that
- * breaks mid-answer is a TruncatedStream: the answer has started and is never retried. Every error
- * is redacted (D1).
+ * The events of a streamed answer, as the pull of a stream whose scope is `scope`: the response's
+ * bytes through the codec's decoder by core's `Codec.decodeStream` (which reads no more bytes once
+ * the answer has ended, and gives an error after the events decoded before it), with the read
+ * limits around it. A pull of events counts as one read, however many reads of bytes it takes:
+ * bytes that make no event do not count. The time limits are kept by one watchdog per stream
+ * (D16), not a race per read: a fiber in `scope` that sleeps until the first token or idle limit
+ * of the read under way, or what is left of the total, whichever ends first, and on waking, if
+ * that limit has passed, closes `requests` (which aborts the request, so the read under way ends)
+ * and makes the stream fail with that limit's Timeout (D10). A connection that breaks mid-answer
+ * is a TruncatedStream: the answer has started and is never retried. Every error is redacted (D1).
  */
 export const eventPull = (
   response: HttpClientResponse.HttpClientResponse,
@@ -388,101 +389,86 @@ export const eventPull = (
   deadline: TotalTimeout.Deadline,
 ): Effect.Effect<Pull.Pull<Arr.NonEmptyReadonlyArray<Event.Event>, SvirError.SvirError>> =>
   Effect.clockWith((clock) =>
-    Effect.flatMap(Channel.toPullScoped(Stream.toChannel(response.stream), scope), (bytes) => {
-      const decoder = settings.codec.decoder()
-      const { firstToken, idle } = settings.timeouts
-      let first = true
-      let ended = false
-      let failure: SvirError.SvirError | undefined
-      /** When the read under way started, or `undefined` between reads. */
-      let readSince: number | undefined
-      /** The Timeout the watchdog met, once it has. */
-      let expired: SvirError.SvirError | undefined
+    Effect.flatMap(
+      Channel.toPullScoped(
+        Stream.toChannel(
+          Codec.decodeStream(settings.codec, Stream.mapError(response.stream, truncated)),
+        ),
+        scope,
+      ),
+      (events) => {
+        const { firstToken, idle } = settings.timeouts
+        let first = true
+        let ended = false
+        /** When the read under way started, or `undefined` between reads. */
+        let readSince: number | undefined
+        /** The Timeout the watchdog met, once it has. */
+        let expired: SvirError.SvirError | undefined
 
-      /** Adds a step's events; an error, or the answer's end, ends the stream after them. */
-      const take = (step: Codec.DecodeStep, events: Array<Event.Event>) => {
-        for (const event of step.events) events.push(event)
-        if (step.error !== undefined) failure = settings.redaction.error(step.error)
-        ended = step.error !== undefined || decoder.done()
-      }
-      const afterEnd = () => (failure === undefined ? Cause.done() : Effect.fail(failure))
-      const give = (
-        events: Array<Event.Event>,
-      ): Pull.Pull<Arr.NonEmptyReadonlyArray<Event.Event>, SvirError.SvirError> => {
-        if (!Arr.isArrayNonEmpty(events)) return ended ? afterEnd() : read
-        first = false
-        readSince = undefined
-        return Effect.succeed(events)
-      }
-      const read: Pull.Pull<
-        Arr.NonEmptyReadonlyArray<Event.Event>,
-        SvirError.SvirError
-      > = Effect.matchEffect(bytes, {
-        onFailure: (error) => {
-          if (expired !== undefined) return Effect.fail(expired)
-          if (!Cause.isDone(error)) return Effect.fail(settings.redaction.error(truncated(error)))
-          const events: Array<Event.Event> = []
-          take(decoder.finish(), events)
-          ended = true
-          return give(events)
-        },
-        onSuccess: (chunks) => {
-          const events: Array<Event.Event> = []
-          for (const chunk of chunks) {
-            take(decoder.push(chunk), events)
-            if (ended) break
+        const read: Pull.Pull<
+          Arr.NonEmptyReadonlyArray<Event.Event>,
+          SvirError.SvirError
+        > = Effect.matchEffect(events, {
+          onFailure: (error): Pull.Pull<never, SvirError.SvirError> => {
+            ended = true
+            if (expired !== undefined) return Effect.fail(expired)
+            return Cause.isDone(error) ? Cause.done() : Effect.fail(settings.redaction.error(error))
+          },
+          onSuccess: (given) => {
+            first = false
+            readSince = undefined
+            if (given[given.length - 1]!._tag === "Completed") ended = true
+            return Effect.succeed(given)
+          },
+        })
+
+        // A read can start at any time, with the limit of its moment: the watchdog never sleeps
+        // past the shortest of the two from now, and looks again when it wakes.
+        const shortest =
+          firstToken === undefined
+            ? idle
+            : idle === undefined
+              ? firstToken
+              : Math.min(firstToken, idle)
+        const readLimitError = (limit: number): SvirError.SvirError =>
+          first
+            ? timeoutError(
+                `no token arrived within ${seconds(limit)} of the answer's start (first token timeout)`,
+                "firstToken",
+                limit,
+              )
+            : timeoutError(`no event arrived for ${seconds(limit)} (idle timeout)`, "idle", limit)
+        const watch: Effect.Effect<void> = Effect.suspend(() => {
+          if (ended) return Effect.void
+          const now = clock.currentTimeMillisUnsafe()
+          let wait = deadline.left()
+          let error = deadline.error
+          const limit = first ? firstToken : idle
+          if (readSince !== undefined && limit !== undefined) {
+            const left = readSince + limit - now
+            if (wait === undefined || left < wait) {
+              wait = left
+              error = () => readLimitError(limit)
+            }
           }
-          return give(events)
-        },
-      })
-
-      // A read can start at any time, with the limit of its moment: the watchdog never sleeps
-      // past the shortest of the two from now, and looks again when it wakes.
-      const shortest =
-        firstToken === undefined
-          ? idle
-          : idle === undefined
-            ? firstToken
-            : Math.min(firstToken, idle)
-      const readLimitError = (limit: number): SvirError.SvirError =>
-        first
-          ? timeoutError(
-              `no token arrived within ${seconds(limit)} of the answer's start (first token timeout)`,
-              "firstToken",
-              limit,
-            )
-          : timeoutError(`no event arrived for ${seconds(limit)} (idle timeout)`, "idle", limit)
-      const watch: Effect.Effect<void> = Effect.suspend(() => {
-        if (ended) return Effect.void
-        const now = clock.currentTimeMillisUnsafe()
-        let wait = deadline.left()
-        let error = deadline.error
-        const limit = first ? firstToken : idle
-        if (readSince !== undefined && limit !== undefined) {
-          const left = readSince + limit - now
-          if (wait === undefined || left < wait) {
-            wait = left
-            error = () => readLimitError(limit)
+          if (wait !== undefined && wait <= 0) {
+            expired = error()
+            return Scope.close(requests, Exit.void)
           }
-        }
-        if (wait !== undefined && wait <= 0) {
-          expired = error()
-          return Scope.close(requests, Exit.void)
-        }
-        if (shortest !== undefined && (wait === undefined || shortest < wait)) wait = shortest
-        return wait === undefined ? Effect.void : Effect.andThen(Effect.sleep(wait), watch)
-      })
+          if (shortest !== undefined && (wait === undefined || shortest < wait)) wait = shortest
+          return wait === undefined ? Effect.void : Effect.andThen(Effect.sleep(wait), watch)
+        })
 
-      return Effect.as(
-        firstToken === undefined && idle === undefined && deadline.left() === undefined
-          ? Effect.void
-          : Effect.forkIn(watch, scope),
-        Effect.suspend(() => {
-          if (expired !== undefined) return Effect.fail(expired)
-          if (ended) return afterEnd()
-          readSince ??= clock.currentTimeMillisUnsafe()
-          return read
-        }),
-      )
-    }),
+        return Effect.as(
+          firstToken === undefined && idle === undefined && deadline.left() === undefined
+            ? Effect.void
+            : Effect.forkIn(watch, scope),
+          Effect.suspend(() => {
+            if (expired !== undefined) return Effect.fail(expired)
+            readSince ??= clock.currentTimeMillisUnsafe()
+            return read
+          }),
+        )
+      },
+    ),
   )
