@@ -1,5 +1,5 @@
 import type { Completion, ToolCall } from "@svir/core"
-import { Event, Json, Pieces, SvirError } from "@svir/core"
+import { Event, Json, Pieces, Received, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import * as Thinking from "../Thinking.js"
 import type * as Options from "./options.js"
@@ -9,15 +9,10 @@ type JsonObject = { readonly [key: string]: unknown }
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 /** A shape that is not Anthropic Messages: a Protocol error, in both modes. */
-export const notMessages = (what: string): SvirError.SvirError =>
-  SvirError.make("Protocol", `the server sent ${what}, which is not Anthropic Messages`)
+/** The wire's name, in the errors of what is not of it. */
+export const wire = "Anthropic Messages"
 
-/** D17: JSON nested deeper than `Json.maxDepth` is refused before it is read. */
-export const tooDeep = (what: string): SvirError.SvirError =>
-  SvirError.make(
-    "Protocol",
-    `the server sent ${what} whose JSON nests deeper than ${Json.maxDepth} levels`,
-  )
+export const notMessages = (what: string): SvirError.SvirError => Received.foreign(what, wire)
 
 export const tooManyCalls = (max: number): SvirError.SvirError =>
   SvirError.make("ResponseLimit", `the answer has more than ${max} calls (the maxCalls option)`, {

@@ -1,7 +1,7 @@
 import type { Codec } from "@svir/core"
-import { Event, Json, Sse, SvirError } from "@svir/core"
+import { Event, Json, Received, Sse, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
-import { Assembly, tooDeep } from "./assembly.js"
+import { Assembly } from "./assembly.js"
 import type * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
@@ -103,23 +103,15 @@ export class StreamDecoder implements Codec.StreamDecoder {
     if (data === "") return true
     const body = Json.parseValue(data)
     if (body instanceof Json.JsonError) {
-      if (body.reason === "TooDeep") {
-        this.fail(tooDeep("an event"))
-        return false
-      }
-      if (event.type === "error") {
-        // D14: an error event whose data is not JSON: its text is the server's words.
-        this.fail(ServerError.fromText(data))
-        return false
-      }
-      // D17: data that is not JSON at all holds nothing this codec can read; lenient mode
-      // skips it, strict mode refuses it.
-      if (this.options.lenient) return true
-      this.fail(
-        SvirError.make("Protocol", "the server sent an event whose data is not JSON", {
-          serverMessage: data,
-        }),
-      )
+      // D14: an error event whose data is not JSON: its text is the server's words.
+      // D17: otherwise core's rule (JSON too deep ends the answer; lenient mode skips data that
+      // is not JSON at all).
+      const error =
+        event.type === "error" && body.reason !== "TooDeep"
+          ? ServerError.fromText(data)
+          : Received.unreadableEvent(body, data, this.options)
+      if (error === undefined) return true
+      this.fail(error)
       return false
     }
     if (event.type === "error" && Json.isObject(body) && body.type !== "error") {

@@ -1,5 +1,5 @@
 import type { ToolCall } from "@svir/core"
-import { type Completion, Event, Json, Pieces, SvirError } from "@svir/core"
+import { type Completion, Event, Json, Pieces, Received, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import { type PartPiece, readContentParts, reasoningDetailsText } from "./contentParts.js"
 import * as Options from "./options.js"
@@ -21,15 +21,11 @@ interface CallSlot {
 }
 
 /** A shape that is not Chat Completions: a Protocol error. */
-export const notChatCompletions = (what: string): SvirError.SvirError =>
-  SvirError.make("Protocol", `the server sent ${what}, which is not Chat Completions`)
+/** The wire's name, in the errors of what is not of it. */
+export const wire = "Chat Completions"
 
-/** D25: JSON nested deeper than `Json.maxDepth` is refused before it is read. */
-export const tooDeep = (what: string): SvirError.SvirError =>
-  SvirError.make(
-    "Protocol",
-    `the server sent ${what} whose JSON nests deeper than ${Json.maxDepth} levels`,
-  )
+export const notChatCompletions = (what: string): SvirError.SvirError =>
+  Received.foreign(what, wire)
 
 const wholeNumber = /^\d{1,15}$/
 

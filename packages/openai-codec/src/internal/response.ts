@@ -1,5 +1,5 @@
 import type { Completion, ToolCall } from "@svir/core"
-import { Json, SvirError } from "@svir/core"
+import { Json, Received, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import {
   errorFinish,
@@ -15,11 +15,11 @@ import {
   reasoningPieces,
   settle,
   splitContent,
-  tooDeep,
   tooManyCalls,
   unknownFinish,
   unreadableContent,
   unreadableUsage,
+  wire,
 } from "./assembly.js"
 import { readContentParts, reasoningDetailsText } from "./contentParts.js"
 import * as Options from "./options.js"
@@ -30,29 +30,9 @@ export const decodeResponse = (
   text: string,
   options: Options.Resolved,
 ): Result.Result<Completion.Completion, SvirError.SvirError> => {
-  // A string has at most as many UTF-16 units as its UTF-8 bytes, so this never refuses too early.
-  if (text.length > options.maxBytes) {
-    return Result.fail(
-      SvirError.make(
-        "ResponseLimit",
-        `the response is longer than ${options.maxBytes} bytes (the maxBytes option)`,
-        { limit: "maxBytes", max: options.maxBytes },
-      ),
-    )
-  }
-  // A byte order mark some servers put first is not JSON; it is dropped.
-  const parsed = Json.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-  if (Result.isFailure(parsed)) {
-    return Result.fail(
-      parsed.failure.reason === "TooDeep"
-        ? tooDeep("a response")
-        : SvirError.make("Protocol", "the response is not JSON", { serverMessage: text }),
-    )
-  }
-  const body = parsed.success
-  if (!Json.isObject(body)) {
-    return Result.fail(notChatCompletions("a response that is not a JSON object"))
-  }
+  const read = Received.responseObject(text, { maxBytes: options.maxBytes, wire })
+  if (Result.isFailure(read)) return Result.fail(read.failure)
+  const body = read.success
   if (ServerError.isErrorBody(body)) {
     return Result.fail(ServerError.fromBody(body, "instead of an answer"))
   }

@@ -1,7 +1,7 @@
 import type { Codec } from "@svir/core"
-import { Event, Json, Sse, SvirError } from "@svir/core"
+import { Event, Json, Received, Sse, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
-import { Assembly, tooDeep } from "./assembly.js"
+import { Assembly } from "./assembly.js"
 import type * as Options from "./options.js"
 import * as ServerError from "./serverError.js"
 
@@ -120,17 +120,10 @@ export class StreamDecoder implements Codec.StreamDecoder {
     const body = Json.parseValue(data)
     if (body instanceof Json.JsonError) {
       // D25: JSON too deep to read may hold anything, a call too; lenient mode skips only data
-      // that is not JSON at all.
-      if (body.reason === "TooDeep") {
-        this.fail(tooDeep("an event"))
-        return false
-      }
-      if (this.options.lenient) return true
-      this.fail(
-        SvirError.make("Protocol", "the server sent an event whose data is not JSON", {
-          serverMessage: data,
-        }),
-      )
+      // that is not JSON at all (core's rule).
+      const error = Received.unreadableEvent(body, data, this.options)
+      if (error === undefined) return true
+      this.fail(error)
       return false
     }
     const error = this.answer.chunk(body, this.events)
