@@ -12,9 +12,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 /** The wire's name, in the errors of what is not of it. */
 export const wire = "Anthropic Messages"
 
-export const notMessages = (what: string): SvirError.SvirError => Received.foreign(what, wire)
+const notMessages = (what: string): SvirError.SvirError => Received.foreign(what, wire)
 
-export const tooManyCalls = (max: number): SvirError.SvirError =>
+const tooManyCalls = (max: number): SvirError.SvirError =>
   SvirError.make("ResponseLimit", `the answer has more than ${max} calls (the maxCalls option)`, {
     limit: "maxCalls",
     max,

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 
 /** The API version every request names (the API's "Versions" page: `2023-06-01`, the current). */
-export const apiVersion = "2023-06-01"
+const apiVersion = "2023-06-01"
 
 /** D19: the key goes as `x-api-key`; every request names the API version. */
 export const headers = (apiKey: string | undefined): Readonly<Record<string, string>> =>

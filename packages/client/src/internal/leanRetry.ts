@@ -12,7 +12,7 @@ const isRefusal = (error: SvirError.SvirError): boolean =>
  * as optional (`encode` with `lean: true`), so the knowledge of which fields are optional stays in
  * the codec.
  */
-export type Encode = (lean: boolean) => Effect.Effect<unknown, SvirError.SvirError>
+type Encode = (lean: boolean) => Effect.Effect<unknown, SvirError.SvirError>
 
 /**
  * The lean retry of one client (D6): a strict server refuses optional fields it does not know, so

@@ -1,7 +1,7 @@
 import { SvirError } from "@svir/core"
 
 /** The redirects followed within one origin before the client gives up (D3). */
-export const maxRedirects = 5
+const maxRedirects = 5
 
 /** Redirects that say "the same request, elsewhere"; a 303 says "GET something else". */
 const followable: ReadonlySet<number> = new Set([301, 302, 307, 308])

@@ -30,7 +30,7 @@ const backoff = (policy: Policy) =>
  * the server's `Retry-After` when it gave one (already capped at `maxRetryAfter`), else after the
  * backoff (D8). Each retry is logged at debug level, redacted.
  */
-export const schedule = (
+const schedule = (
   policy: Policy,
   redaction: Redaction.Redaction,
 ): Schedule.Schedule<Duration.Duration, SvirError.SvirError> =>

@@ -121,7 +121,7 @@ const failWithStatus = (
   )
 
 /** What {@link Transport.send} sends. */
-export interface Outgoing {
+interface Outgoing {
   readonly method: "GET" | "POST"
   readonly url: string
   readonly accept: string
@@ -323,7 +323,7 @@ export const readWhole = (
  * Fails with a Timeout of `limit` when the effect takes longer than `millis`; `what` says which
  * limit, given it in words. Running out interrupts the effect, which aborts its request.
  */
-export const within = <A, R>(
+const within = <A, R>(
   effect: Effect.Effect<A, SvirError.SvirError, R>,
   millis: number | undefined,
   limit: SvirError.TimeLimit,

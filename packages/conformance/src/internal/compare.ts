@@ -28,7 +28,7 @@ const showStrings = (expected: string, actual: string): string => {
 }
 
 /** A completion in a few words, for an outcome that was not expected at all. */
-export const summarize = (outcome: Outcome): string => {
+const summarize = (outcome: Outcome): string => {
   switch (outcome._tag) {
     case "Completed": {
       const { text, finish, calls } = outcome.completion
@@ -225,7 +225,7 @@ export const compare = (
  * difference. A call id the case's expectation gives as `"*"` stays `"*"`. Reasoning is compared
  * by source (see {@link agreeing} for all of it joined).
  */
-export const exactly = (
+const exactly = (
   outcome: Outcome & { readonly _tag: "Completed" },
   expected: Case.Expectation,
 ): Case.Expectation => {

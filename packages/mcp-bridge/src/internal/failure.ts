@@ -7,7 +7,7 @@ import { SvirError } from "@svir/core"
 import { answerTooLargeCode } from "./bounded.js"
 
 /** Whether the SDK rejected because the connection closed under the request. */
-export const isConnectionClosed = (error: unknown): boolean =>
+const isConnectionClosed = (error: unknown): boolean =>
   error instanceof McpError && error.code === ErrorCode.ConnectionClosed
 
 /**

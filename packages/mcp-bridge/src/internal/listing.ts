@@ -11,7 +11,7 @@ import { uncheckedPatterns } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The bounds of one listing. */
-export interface Bounds {
+interface Bounds {
   readonly maxPages: number
   readonly maxTools: number
   readonly timeoutMillis: number
@@ -23,7 +23,7 @@ export interface Bounds {
  * one tool (D20), so a page is read with the SDK's schema of a page alone, which lets `tools`
  * through as it is.
  */
-export const listAll = (
+const listAll = (
   client: Client,
   bounds: Bounds,
   redaction: Redaction.Redaction,

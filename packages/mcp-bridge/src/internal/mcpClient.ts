@@ -13,7 +13,7 @@ const clientInfo = { name: "svir-mcp-bridge", version: "0.1.0" }
 const defaultElicitationTimeoutMillis = 600_000
 
 /** A directory the user lets servers work in. */
-export interface Root {
+interface Root {
   readonly uri: string
   readonly name?: string | undefined
 }

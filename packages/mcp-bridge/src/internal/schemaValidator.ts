@@ -14,9 +14,9 @@ import { schemaProblem } from "./schemaBounds.js"
  * linear in the text but grows with the program (D38). Zod's longest format pattern, an
  * ISO date-time, has 256 characters and a program of 94.
  */
-export const maxPatternChars = 1_000
+const maxPatternChars = 1_000
 /** The largest RE2 program of a pattern that is run, in instructions (see {@link maxPatternChars}). */
-export const maxPatternProgram = 500
+const maxPatternProgram = 500
 
 /** What Ajv needs of a compiled pattern; `toString` is its key in Ajv's code. */
 interface Pattern {

@@ -33,7 +33,7 @@ const wholeNumber = /^\d{1,15}$/
  * D27: an index (of a choice or a call) is a whole number from 0; lenient mode also reads its
  * digits as a string ("1"). `undefined` when absent or not an index.
  */
-export const readIndex = (value: unknown, lenient: boolean): number | undefined => {
+const readIndex = (value: unknown, lenient: boolean): number | undefined => {
   if (typeof value === "number") return Number.isInteger(value) && value >= 0 ? value : undefined
   if (lenient && typeof value === "string" && wholeNumber.test(value)) return Number(value)
   return undefined

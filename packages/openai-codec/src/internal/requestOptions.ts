@@ -2,9 +2,9 @@ import { Json, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 
 /** D66: the tiers of the official client's `service_tier`. */
-export const serviceTiers = ["auto", "default", "flex", "scale", "priority", "fast"] as const
+const serviceTiers = ["auto", "default", "flex", "scale", "priority", "fast"] as const
 
-export type ServiceTier = (typeof serviceTiers)[number]
+type ServiceTier = (typeof serviceTiers)[number]
 
 /** D66: the codec's options of a request, checked: each one `undefined` unless given. */
 export interface Checked {
@@ -17,7 +17,7 @@ export interface Checked {
 }
 
 /** What a request with no options of this codec gives. */
-export const none: Checked = {
+const none: Checked = {
   logitBias: undefined,
   logprobs: undefined,
   topLogprobs: undefined,
@@ -27,7 +27,7 @@ export const none: Checked = {
 }
 
 /** The option names, in the order they are checked (and written, D48). */
-export const names: ReadonlyArray<keyof Checked> = Object.keys(none) as Array<keyof Checked>
+const names: ReadonlyArray<keyof Checked> = Object.keys(none) as Array<keyof Checked>
 
 const refused = (message: string): Result.Result<never, SvirError.SvirError> =>
   Result.fail(SvirError.make("Unsupported", message))

@@ -18,7 +18,7 @@ import { plainStructCheck } from "./quickCheck.js"
 export type Output = string | number | boolean | null | object
 
 /** The outcome of decoding: a Result at once, or an Effect when decoding has to wait. */
-export type Decoded<A, R> =
+type Decoded<A, R> =
   | Result.Result<A, ToolCall.ArgumentsError>
   | Effect.Effect<A, ToolCall.ArgumentsError, R>
 
@@ -127,7 +127,7 @@ export const rawJson: Decoder<unknown, never> = {
 }
 
 /** The text of an error a handler failed with, for the model to read. */
-export const messageOf = (error: unknown): string => {
+const messageOf = (error: unknown): string => {
   if (typeof error === "string") return error
   if (typeof error === "object" && error !== null) {
     if ("message" in error && typeof error.message === "string" && error.message !== "") {

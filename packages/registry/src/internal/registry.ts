@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Pipeable from "effect/Pipeable"
 import { type Entry, type Reply, toEffect } from "./entry.js"
 
-export const TypeId = "~@svir/registry/Tools" as const
+const TypeId = "~@svir/registry/Tools" as const
 
 /** What `Tools.Tools` is; documented there, declared here so that this module need not import it. */
 export interface Registry<R> extends Toolbox.Toolbox<R>, Pipeable.Pipeable {
@@ -13,7 +13,7 @@ export interface Registry<R> extends Toolbox.Toolbox<R>, Pipeable.Pipeable {
 }
 
 /** Where a registry keeps its synchronous-when-possible answer function. */
-export const AnswerId: unique symbol = Symbol.for("@svir/registry/Tools/answer")
+const AnswerId: unique symbol = Symbol.for("@svir/registry/Tools/answer")
 
 /** Answers a call at once when its handler can, or gives an Effect. May throw on a defect. */
 export const answerOf = <R>(tools: Registry<R>, call: ToolCall.ToolCall): Reply<R> =>
