@@ -6,13 +6,21 @@
  * and the output is gzipped. A bundle is the same bytes every time, so there is no spread to
  * sample: p10 and p90 equal the median.
  *
+ * Then the root README's agent as the README writes it (its `agent.ts` block, read from the
+ * README), bundled by esbuild and by Vite, beside `openai`'s program bundled the same way, and
+ * once more with `import { Effect, Schema } from "effect"` in place of the module paths, to show
+ * what the root import costs with each bundler (root DECISIONS.md 12).
+ *
  * Run from the root: `npm run bench` (or `tsx bench/bundle.ts`; `--why` lists the heaviest
  * modules of the svir bundle). It builds the packages first (`turbo run build`, cached when
  * nothing changed).
  */
+import { rmSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { gzipSync } from "node:zlib"
 import * as esbuild from "esbuild"
+import { build as viteBuild } from "vite"
+import { readmeBlock } from "../scripts/readme-block.mjs"
 import { buildPackages, root } from "./build.js"
 
 const GOAL_OPENAI = 1.2
@@ -27,7 +35,7 @@ interface Bundled {
 
 const bundle = async (name: string): Promise<Bundled> => {
   const result = await esbuild.build({
-    entryPoints: [path.join(root, "bench/bundle", `${name}.ts`)],
+    entryPoints: [entry(name)],
     absWorkingDir: root,
     bundle: true,
     minify: true,
@@ -44,6 +52,23 @@ const bundle = async (name: string): Promise<Bundled> => {
     .map(([file, { bytesInOutput }]) => [file, bytesInOutput] as const)
     .sort((a, b) => b[1] - a[1])
   return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, inputs }
+}
+
+const entry = (name: string): string => path.join(root, "bench/bundle", `${name}.ts`)
+
+/** The bundle Vite makes of a program for Node (an SSR build with every package inside), gzipped. */
+const viteGzipped = async (name: string): Promise<number> => {
+  const output = await viteBuild({
+    root,
+    configFile: false,
+    logLevel: "silent",
+    build: { ssr: entry(name), write: false, minify: true, target: "node20" },
+    ssr: { noExternal: true, target: "node" },
+  })
+  const [result] = Array.isArray(output) ? output : [output]
+  if (result === undefined || !("output" in result)) throw new Error("vite gave no output")
+  const code = result.output.map((file) => (file.type === "chunk" ? file.code : "")).join("")
+  return gzipSync(code, { level: 9 }).length
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`
@@ -75,4 +100,29 @@ if (process.argv.includes("--why")) {
   for (const [file, bytes] of sizes.get("svir")!.inputs.slice(0, 40)) {
     console.log(`  ${kb(bytes).padStart(9)}  ${file}`)
   }
+}
+
+// The README's agent, as written and with the root import, next to the bench's folder so that
+// the packages resolve as they do for the other programs.
+const agent = readmeBlock("agent.ts")
+const rootImport = agent
+  .replace('import * as Effect from "effect/Effect"\n', 'import { Effect, Schema } from "effect"\n')
+  .replace('import * as Schema from "effect/Schema"\n', "")
+if (rootImport === agent) throw new Error("the README's agent no longer imports effect/Effect")
+const written = { "readme-agent": agent, "readme-agent-root": rootImport }
+try {
+  for (const [name, text] of Object.entries(written)) writeFileSync(entry(`.${name}`), text)
+  console.log("\nThe README's agent, gzipped, by bundler (openai's program bundled the same way)")
+  for (const bundler of ["esbuild", "vite"] as const) {
+    const size = async (name: string) =>
+      bundler === "esbuild" ? (await bundle(name)).gzipped : await viteGzipped(name)
+    const openai = await size("openai")
+    const asWritten = await size(".readme-agent")
+    const withRoot = await size(".readme-agent-root")
+    console.log(
+      `  ${bundler.padEnd(8)} as written ${kb(asWritten).padStart(8)} (${(asWritten / openai).toFixed(2)}x openai)  from the effect root ${kb(withRoot).padStart(8)} (${(withRoot / openai).toFixed(2)}x)  openai ${kb(openai).padStart(8)}`,
+    )
+  }
+} finally {
+  for (const name of Object.keys(written)) rmSync(entry(`.${name}`), { force: true })
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `npm test`: formatting, package boundaries, examples and the indexes of the decisions, then every
-# package's build, types, lint and tests. Turbo shows the output of a task only when it fails; the
-# last line totals the tests.
+# `npm test`: formatting, package boundaries, examples, the indexes of the decisions and the type
+# tests (packages/*/typetests), then every package's build, types, lint and tests. Turbo shows the
+# output of a task only when it fails; a line says when each suite has finished, and the last line
+# totals the tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1
@@ -10,7 +11,6 @@ npx biome check . &&
   npm run --silent check:boundaries &&
   npm run --silent check:examples &&
   npm run --silent check:decisions &&
-  npx turbo run build typecheck lint test --concurrency=2 --output-logs=errors-only
-status=$?
-node scripts/testTotal.mjs
-exit "$status"
+  npm run --silent test:types &&
+  npm run --silent check:since &&
+  node scripts/testRun.mjs

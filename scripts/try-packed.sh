@@ -44,27 +44,7 @@ JSON
   echo "$name: $(du -k "$work/tarballs/$(ls "$work/tarballs" | grep "^svir-${name#@svir/}-[0-9]")" | cut -f1) KiB packed, README example $runner"
 }
 
-# The root README's agent, in a new project set up as that README says ("type": "module") with the
-# tsconfig.json of `tsc --init` (strict, nodenext, verbatimModuleSyntax, exactOptionalPropertyTypes):
-# type-checked only, as it talks to a server.
-try_root_readme() {
-  local project="$work/root-readme"
-  mkdir "$project"
-  cd "$project"
-  node "$root/scripts/try-packed-example.mjs" "$root/README.md" > agent.ts
-  mapfile -t installs < <(node "$root/scripts/try-packed-example.mjs" --installs @svir/core agent.ts "$work/tarballs" "$root")
-  npm init -y >/dev/null
-  npm pkg set type=module
-  npm install --silent --prefer-offline --no-audit --no-fund --no-package-lock \
-    --omit-lockfile-registry-resolved \
-    "${installs[@]}" typescript@5.9.3 @types/node@20.19.43
-  npx tsc --init >/dev/null
-  npx tsc -p tsconfig.json --noEmit
-  echo "root README: its agent type-checked in a new project with the tsconfig.json of tsc --init"
-}
-
 if [ "$#" -eq 0 ]; then
   set -- "$root"/packages/*/
-  (try_root_readme)
 fi
 for pkg in "$@"; do (try_one "$pkg"); done

@@ -151,7 +151,10 @@ export interface Outcome {
 export const demo = (
   target: Target,
   print: Printer,
-): Effect.Effect<Outcome, SvirError.SvirError | ScriptedServer.ScriptedServerError> => {
+): Effect.Effect<
+  Outcome,
+  SvirError.SvirError | Toolbox.ToolClash | ScriptedServer.ScriptedServerError
+> => {
   const { exporter, layer } = tracing()
   return Effect.gen(function* () {
     const folder = yield* notesFolder

@@ -45,11 +45,13 @@ describe("README snippets", () => {
           callId: "call_2",
           content: "invalid arguments: query: Expected string, got 42",
           isError: true,
+          failure: "invalid_arguments",
         },
         {
           callId: "call_3",
           content: "no tool named serach; the tools are: search",
           isError: true,
+          failure: "unknown_tool",
         },
       ])
       const [tool] = yield* Tools.definitions(minute.tools)
@@ -192,7 +194,10 @@ describe("README snippets", () => {
     Effect.gen(function* () {
       const registry = yield* registering.registry
       assert.deepStrictEqual(Tools.names(registry), ["ping", "search", "fetch_url"])
-      assert.strictEqual(yield* registering.clash, "both registries offer a tool named search")
+      assert.strictEqual(
+        yield* registering.clash,
+        "two toolboxes offer a tool named search: rename one, or give one of them a prefix",
+      )
     }),
   )
 
@@ -281,6 +286,7 @@ describe("README snippets", () => {
           callId: "c2",
           content: "no tool named nope; the tools are: search",
           isError: true,
+          failure: "unknown_tool",
         },
       })
     }),

@@ -20,5 +20,7 @@ export const results = Tools.callAll(tools, [
 ])
 // Effect.runSync(results):
 // [ { callId: "call_1", content: "10 results for effect", isError: false },
-//   { callId: "call_2", content: "invalid arguments: query: Expected string, got 42", isError: true },
-//   { callId: "call_3", content: "no tool named serach; the tools are: search", isError: true } ]
+//   { callId: "call_2", content: "invalid arguments: query: Expected string, got 42", isError: true,
+//     failure: "invalid_arguments" },
+//   { callId: "call_3", content: "no tool named serach; the tools are: search", isError: true,
+//     failure: "unknown_tool" } ]

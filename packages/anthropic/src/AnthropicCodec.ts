@@ -5,7 +5,7 @@
  * `x-api-key`, the API version header, Anthropic's error bodies (a 529 is retryable), the list of
  * models.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import type { Codec, Completion, Event } from "@svir/core"
 import { Codec as CoreCodec, Request, type SvirError } from "@svir/core"
@@ -36,7 +36,7 @@ import * as ServerError from "./ServerError.js"
  * - `thinkingBudgets`: the thinking budget of each `Request.reasoningEffort` (default `minimal`
  *   1024, `low` 1024, `medium` 2048, `high` 4096, D4).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -63,7 +63,7 @@ const defaults = resolveOptions(undefined)
 /**
  * The codec's name.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const name: string = Encoder.codecName
@@ -71,7 +71,7 @@ export const name: string = Encoder.codecName
 /**
  * The endpoint below the base URL (`https://api.anthropic.com/v1`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const path = "/messages"
@@ -80,7 +80,7 @@ export const path = "/messages"
  * `max_tokens` for a request that sets none: 4096, the smallest output limit of any Claude model,
  * and what LiteLLM and Vercel's AI SDK (for a model it does not know) send (D3).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const defaultMaxTokens: number = Resolved.defaultMaxTokens
@@ -89,7 +89,7 @@ export const defaultMaxTokens: number = Resolved.defaultMaxTokens
  * The thinking budget of each reasoning effort, LiteLLM's (D4): `minimal` and `low` 1024 (the
  * API's minimum), `medium` 2048, `high` 4096. `none` turns thinking off.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const thinkingBudgets: Readonly<Record<Resolved.ThinkingEffort, number>> =
@@ -100,7 +100,7 @@ export const thinkingBudgets: Readonly<Record<Resolved.ThinkingEffort, number>> 
  * server may refuse and the answer does not depend on, also when they come from `Request.extra`
  * (D6).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const optionalFields: ReadonlyArray<string> = Encoder.optionalFields
@@ -110,7 +110,7 @@ export const optionalFields: ReadonlyArray<string> = Encoder.optionalFields
  * sets (a seed, a presence or frequency penalty) with an Unsupported error, before anything is
  * sent (D5). `includeUsage` is claimed: the API reports usage in every answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const fields: ReadonlyArray<Request.Field> = Encoder.fields
@@ -127,7 +127,7 @@ export const fields: ReadonlyArray<Request.Field> = Encoder.fields
  *   the budget of `Request.reasoningEffort` (set one of the two);
  * - `topK`: `top_k`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type WireOptions = WireOptionChecks.Options
@@ -148,7 +148,7 @@ export type WireOptions = WireOptionChecks.Options
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const options = (wire: WireOptions): ((self: Request.Request) => Request.Request) =>
@@ -169,7 +169,7 @@ export const options = (wire: WireOptions): ((self: Request.Request) => Request.
  * // { "x-api-key": "sk-ant-1", "anthropic-version": "2023-06-01" }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const http: Partial<Codec.Http> = {
@@ -213,7 +213,7 @@ export const http: Partial<Codec.Http> = {
  * body.max_tokens // 4096
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category encoding
  */
 export const encode = (
@@ -254,7 +254,7 @@ export const encode = (
  * completion.text // "Paris."
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decodeResponse = (
@@ -284,7 +284,7 @@ export const decodeResponse = (
  * const step = decoder.push(bytes) // events: TextDelta "Hi", then Completed
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decoder = (options?: Options): Codec.StreamDecoder =>
@@ -301,7 +301,7 @@ export const decoder = (options?: Options): Codec.StreamDecoder =>
  * codec.path // "/messages"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (options?: Options): Codec.Codec => {
@@ -333,7 +333,7 @@ export const make = (options?: Options): Codec.Codec => {
  * const events = AnthropicCodec.decodeStream(body) // Stream<Event, SvirError>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decodeStream = <E, R>(

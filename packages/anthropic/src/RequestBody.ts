@@ -3,14 +3,14 @@
  * `MessageCreateParams` that a svir request can set. The tests check it against the official
  * `@anthropic-ai/sdk` types.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import type * as Thinking from "./Thinking.js"
 
 /**
  * Where an image or a document's bytes are: inline, as base64, or at a URL.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Source =
@@ -20,7 +20,7 @@ export type Source =
 /**
  * A text block.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface TextBlock {
@@ -31,7 +31,7 @@ export interface TextBlock {
 /**
  * An image block.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ImageBlock {
@@ -42,7 +42,7 @@ export interface ImageBlock {
 /**
  * A document block: a PDF (base64 or URL), or plain text, with the file's name as its title.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface DocumentBlock {
@@ -56,7 +56,7 @@ export interface DocumentBlock {
 /**
  * A call the model made, sent back in its assistant turn.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ToolUseBlock {
@@ -69,7 +69,7 @@ export interface ToolUseBlock {
 /**
  * The answer to one call, in the user turn after the call.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ToolResultBlock {
@@ -82,7 +82,7 @@ export interface ToolResultBlock {
 /**
  * A block of a user turn.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type UserBlock = TextBlock | ImageBlock | DocumentBlock | ToolResultBlock
@@ -90,7 +90,7 @@ export type UserBlock = TextBlock | ImageBlock | DocumentBlock | ToolResultBlock
 /**
  * A block of an assistant turn.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type AssistantBlock = Thinking.Block | TextBlock | ToolUseBlock
@@ -98,7 +98,7 @@ export type AssistantBlock = Thinking.Block | TextBlock | ToolUseBlock
 /**
  * One turn.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type MessageParam =
@@ -108,7 +108,7 @@ export type MessageParam =
 /**
  * A tool offered to the model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Tool {
@@ -121,7 +121,7 @@ export interface Tool {
 /**
  * Whether and how the model calls tools.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ToolChoice =
@@ -133,7 +133,7 @@ export type ToolChoice =
 /**
  * Extended thinking: on with a budget of tokens, or off.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ThinkingConfig =
@@ -143,7 +143,7 @@ export type ThinkingConfig =
 /**
  * The fields the encoder writes, as it builds them.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Fields = {
@@ -171,7 +171,7 @@ export type Fields = {
 /**
  * The body, with `stream` when the answer is streamed, and any field of `Request.extra`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type RequestBody = Fields & {

@@ -4,7 +4,7 @@
  * 200. The body is `{"type": "error", "error": {"type": ..., "message": ...}, "request_id": ...}`
  * (the API's "Errors" page); the error's type says what happened (DECISIONS.md D14).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import type { SvirError } from "@svir/core"
 import { HttpError, Json } from "@svir/core"
@@ -13,7 +13,7 @@ import { HttpError, Json } from "@svir/core"
  * What an error body says: its error type (`overloaded_error`, ...), the server's words and the
  * request's id, each `undefined` when the body does not give it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Reading {
@@ -33,7 +33,7 @@ export interface Reading {
  * ServerError.isErrorBody({ type: "message", content: [] }) // false
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isErrorBody = (body: { readonly [key: string]: unknown }): boolean =>
@@ -54,7 +54,7 @@ export const isErrorBody = (body: { readonly [key: string]: unknown }): boolean 
  * // { type: "not_found_error", words: "The requested resource could not be found.", requestId: "req_011CSHoEeqs5C35K2UUqR7Fy" }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const read = (body: { readonly [key: string]: unknown }): Reading => {
@@ -84,7 +84,7 @@ const overflow = /prompt is too long|exceed context limit/i
  * ServerError.isContextOverflow({ type: "invalid_request_error", words: "prompt is too long: 208656 tokens > 200000 maximum", requestId: undefined }) // true
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isContextOverflow = (reading: Reading): boolean =>
@@ -112,7 +112,7 @@ export const isContextOverflow = (reading: Reading): boolean =>
  * ServerError.kindOf({ type: "overloaded_error", words: "Overloaded", requestId: undefined }) // "Transport"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category mapping
  */
 export const kindOf = (reading: Reading): SvirError.Kind | undefined => {
@@ -156,7 +156,7 @@ export const kindOf = (reading: Reading): SvirError.Kind | undefined => {
  * // { kind: "Transport", words: "Overloaded" }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category mapping
  */
 export const readError = (response: HttpError.Response): HttpError.Reading => {

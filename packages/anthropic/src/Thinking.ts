@@ -10,14 +10,14 @@
  * the encoder finds the blocks again. {@link blocks} reads them; {@link reasoning} makes such an
  * entry, for a conversation kept elsewhere and read back.
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import type { Completion } from "@svir/core"
 
 /**
  * The reasoning source of Claude's thinking.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const source = "thinking"
@@ -25,7 +25,7 @@ export const source = "thinking"
 /**
  * A block of thinking, exactly as the API sent it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Block =
@@ -36,7 +36,7 @@ export type Block =
  * The reasoning entry of source `thinking` that this codec's answers carry: the thinking text
  * joined, and the blocks to send back.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Reasoning extends Completion.Reasoning {
@@ -71,7 +71,7 @@ const isBlock = (value: unknown): value is Block => {
  * Thinking.blocks(completion) // [{ type: "thinking", thinking: "2 + 2 = 4", signature: "EqQB..." }]
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category accessors
  */
 export const blocks = (turn: {
@@ -96,7 +96,7 @@ export const blocks = (turn: {
  * Thinking.reasoning([{ type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix..." }]).text // ""
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const reasoning = (thinkingBlocks: ReadonlyArray<Block>): Reasoning => {

@@ -6,7 +6,7 @@
  * does the transport: retries, time limits, redirects, redaction, files and spans. Every failure
  * is a typed `SvirError`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type { Completion, Event } from "@svir/core"
@@ -38,7 +38,7 @@ import * as Transport from "./internal/transport.js"
  * a `Retry-After` from the server replaces it. `times` is a whole number of 0 or more; the delays
  * are finite and not negative (a number is milliseconds); anything else is a Config error.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Retry {
@@ -65,7 +65,7 @@ export interface Retry {
  * const options: Client.Options = { timeouts: { firstToken: Infinity, idle: "5 minutes" } }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Timeouts {
@@ -82,7 +82,7 @@ export interface Timeouts {
 /**
  * Options of a client. All are optional.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -220,7 +220,7 @@ export interface Telemetry {
  * A model the server offers, as the codec's listing reads it: `id`, a display name where the
  * server gives one (LM Studio, OpenRouter), and the owner.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Model = Codec.Model
@@ -228,7 +228,7 @@ export type Model = Codec.Model
 /**
  * What a client does.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Service {
@@ -242,7 +242,10 @@ export interface Service {
   readonly stream: (request: Request.Request) => Stream.Stream<Event.Event, SvirError.SvirError>
   /** The models the server offers; Unsupported for a wire with no listing. */
   readonly listModels: () => Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError>
-  /** Whether the server refused optional fields once and is now sent requests without them. */
+  /**
+   * An Effect that gives whether the server refused optional fields once and is now sent
+   * requests without them.
+   */
   readonly isStrict: Effect.Effect<boolean>
 }
 
@@ -261,7 +264,7 @@ export interface Service {
  * }).pipe(Effect.provide(Client.layerFetch({ baseUrl: "http://127.0.0.1:11434" })))
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category services
  */
 export class Client extends Context.Service<Client, Service>()("@svir/client/Client") {}
@@ -379,7 +382,7 @@ const withDefaults = (request: Request.Request, settings: Settings.Settings): Re
  * }).pipe(Effect.provide(FetchHttpClient.layer))
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (
@@ -515,7 +518,7 @@ export const make = (
 /**
  * The client as a layer. Needs an `HttpClient`: see {@link layerFetch} for the fetch one.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = (
@@ -526,7 +529,7 @@ export const layer = (
 /**
  * The client as a layer over fetch: runs on Node, Bun, Deno and in browsers.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layerFetch = (options: Options = {}): Layer.Layer<Client, SvirError.SvirError> =>
@@ -535,7 +538,7 @@ export const layerFetch = (options: Options = {}): Layer.Layer<Client, SvirError
 /**
  * Sends a request with the client of the context and reads the whole answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category accessors
  */
 export const complete = (
@@ -546,7 +549,7 @@ export const complete = (
 /**
  * Sends a request with the client of the context and streams the answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category accessors
  */
 export const stream = (
@@ -557,7 +560,7 @@ export const stream = (
 /**
  * The models the server of the context's client offers.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category accessors
  */
 export const listModels = (): Effect.Effect<ReadonlyArray<Model>, SvirError.SvirError, Client> =>

@@ -7,7 +7,7 @@
  * Pure: it loads in a browser or a Worker. Reading case files and recordings from disk is
  * `CaseFiles`, in the entry `@svir/conformance/node`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Data from "effect/Data"
@@ -21,13 +21,13 @@ import * as Notation from "./Notation.js"
 /**
  * The mode a codec runs in: `strict` (unknown wire shapes are errors) or `lenient`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const Mode = Schema.Literals(["strict", "lenient"])
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Mode = typeof Mode.Type
@@ -36,7 +36,7 @@ export type Mode = typeof Mode.Type
  * An error kind as cases write it: the snake_case of core's `SvirError.Kind`
  * (`TruncatedStream` is `truncated_stream`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ErrorKind = Schema.Literals([
@@ -56,7 +56,7 @@ export const ErrorKind = Schema.Literals([
 ])
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ErrorKind = typeof ErrorKind.Type
@@ -64,7 +64,7 @@ export type ErrorKind = typeof ErrorKind.Type
 /**
  * Why a completion finished, as core's `Completion.FinishReason`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const Finish = Schema.Literals(["stop", "tool_calls", "length", "content_filter", "refusal"])
@@ -75,7 +75,7 @@ const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
  * An expected call: `id` of `"*"` means any non-empty id; `arguments` given as an array means any
  * of those strings. A field left out is not checked.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ExpectedCall = Schema.Struct({
@@ -87,7 +87,7 @@ export const ExpectedCall = Schema.Struct({
 })
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ExpectedCall = typeof ExpectedCall.Type
@@ -95,7 +95,7 @@ export type ExpectedCall = typeof ExpectedCall.Type
 /**
  * Expected usage: the counts given are checked, the others are not.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ExpectedUsage = Schema.Struct({
@@ -103,7 +103,7 @@ export const ExpectedUsage = Schema.Struct({
   output: Schema.optionalKey(NonNegativeInt),
   total: Schema.optionalKey(NonNegativeInt),
   reasoning: Schema.optionalKey(NonNegativeInt),
-  /** Input tokens read from the server's prompt cache (`Completion.Usage.cachedInput`). @since 0.3.0 */
+  /** Input tokens read from the server's prompt cache (`Completion.Usage.cachedInput`). @since 0.2.0 */
   cached_input: Schema.optionalKey(NonNegativeInt),
 })
 
@@ -126,7 +126,7 @@ export type ExpectedReasoning = typeof ExpectedReasoning.Type
  * carries no usage. `reasoning` is a string (compared with all the reasoning joined) or an array
  * of `{source, text}` (compared exactly with `reasoningBySource`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ExpectedCompletion = Schema.Struct({
@@ -141,7 +141,7 @@ export const ExpectedCompletion = Schema.Struct({
 })
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ExpectedCompletion = typeof ExpectedCompletion.Type
@@ -172,7 +172,7 @@ export const VisibleByChunk = Schema.Array(Schema.Boolean)
  * calls were released; it may add `partial` (what was delivered before it) and `message` (the
  * error's `serverMessage`, compared exactly). Either may add `visible_by_chunk`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const Expectation = Schema.Union([
@@ -186,7 +186,7 @@ export const Expectation = Schema.Union([
 ])
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Expectation = typeof Expectation.Type
@@ -194,7 +194,7 @@ export type Expectation = typeof Expectation.Type
 /**
  * The options of a case: `mode` (strict when left out) and any other codec option by name.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const Options = Schema.StructWithRest(Schema.Struct({ mode: Schema.optionalKey(Mode) }), [
@@ -204,7 +204,7 @@ export const Options = Schema.StructWithRest(Schema.Struct({ mode: Schema.option
 /**
  * The options a codec factory receives: the case's `options`, with `mode` always set.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface CaseOptions {
@@ -301,7 +301,7 @@ const describing = {
 /**
  * One conformance case of a decoder, as written in a file.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const Case = Schema.Struct({
@@ -337,7 +337,7 @@ export const Case = Schema.Struct({
 }).check(Schema.makeFilter(caseProblem))
 
 /**
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Case = typeof Case.Type
@@ -440,7 +440,7 @@ export const isEncoderCase = (c: AnyCase): c is EncoderCase => "request" in c
  * A file's content: one case or an array of cases, of either kind. A case with a `request` is
  * read as an encoder case, any other as a decoder case.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category schemas
  */
 export const File = Schema.Union([
@@ -455,7 +455,7 @@ export const File = Schema.Union([
  * directory for a value. `recording` is the text of a `recording` input, read from its file with
  * `replace` and `cut_before` applied by `CaseFiles` (`@svir/conformance/node`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Loaded {
@@ -470,7 +470,7 @@ export interface Loaded {
 /**
  * A case file or value that could not be read: `source` says which, `message` what is wrong.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class CaseError extends Data.TaggedError("CaseError")<{
@@ -499,7 +499,7 @@ const formatIssue = SchemaIssue.makeFormatterDefault()
  * Effect.runSync(cases)[0]?.case.name // "plain-text"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decode = (
@@ -548,7 +548,7 @@ const decodeOne = (json: unknown): Result.Result<AnyCase, SchemaIssue.Issue> => 
 /**
  * The options a case's codec is made with in a mode: the case's options with `mode` set.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category accessors
  */
 export const optionsFor = (c: Case, mode: Mode): CaseOptions => ({ ...c.options, mode })

@@ -5,7 +5,7 @@
  * per failed check (and per check not run) and a last line `N passed, M failed` (with
  * `, K not run` when one was not run).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
@@ -22,7 +22,7 @@ import * as Suites from "./Suites.js"
 /**
  * The text of `--help`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const usage = `usage: svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] [PATH...|--cases openai|anthropic]
@@ -49,7 +49,7 @@ cannot be loaded, or a missing or malformed case file.`
 /**
  * Arguments that are not a command: an unknown option, a bad mode, no path.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
@@ -57,7 +57,7 @@ export class UsageError extends Data.TaggedError("UsageError")<{ readonly messag
 /**
  * A codec module that could not be loaded, or that has no `make` function.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class CodecLoadError extends Data.TaggedError("CodecLoadError")<{
@@ -68,7 +68,7 @@ export class CodecLoadError extends Data.TaggedError("CodecLoadError")<{
 /**
  * The parsed command line.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Command {
@@ -96,7 +96,7 @@ const isMode = (mode: string): mode is Case.Mode => mode === "strict" || mode ==
 /**
  * Reads the command line (without `node` and the script).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const parse = (args: ReadonlyArray<string>): Effect.Effect<Command, UsageError> =>
@@ -210,7 +210,7 @@ const factoryOf = (module: unknown): unknown => {
  * `anthropic` imports `@svir/anthropic`; any other value is the path of a module (from `cwd`)
  * that exports `make(options)`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category loading
  */
 export const loadCodec = (
@@ -246,7 +246,7 @@ export const loadCodec = (
  * (0 all passed, 1 a check failed, 2 a usage error, a codec not loaded, or a case file missing
  * or malformed, with its message on standard error).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category running
  */
 export const main = (args: ReadonlyArray<string>): Effect.Effect<number> =>

@@ -3,7 +3,7 @@
  * bytes and whole (and as given, for `chunks` cases), with each of its line endings; each feeding
  * is checked against the expectation, and the feedings are checked against each other.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import { type Codec, type Message, Request, type SvirError } from "@svir/core"
@@ -27,7 +27,7 @@ import * as Notation from "./Notation.js"
  * Makes the codec under test for a case's options (`mode` is always set: the case's mode for
  * `expect`, `"lenient"` for `expect_lenient`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type MakeCodec = (options: Case.CaseOptions) => Codec.Codec
@@ -38,7 +38,7 @@ export type MakeCodec = (options: Case.CaseOptions) => Codec.Codec
  * `decodeResponse` for a `json` case (`response`); `agreement`, the check that every feeding
  * gave the same outcome; or `encode`, the one check of an encoder case.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Chunking = `${number}-byte` | "whole" | "as-given" | "response" | "agreement" | "encode"
@@ -47,7 +47,7 @@ export type Chunking = `${number}-byte` | "whole" | "as-given" | "response" | "a
  * One check of a case: a mode, a chunking, and the line ending the input was fed with (named
  * only for a case that is not fed with LF alone).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Check {
@@ -62,7 +62,7 @@ export interface Check {
  * codec gave; it is empty when the check passed. `notRun` says why a check was not run (it then
  * neither passed nor failed).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Result extends Check {
@@ -77,7 +77,7 @@ export interface Result extends Check {
 /**
  * Every result, in case order, and the counts.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Report {
@@ -107,7 +107,7 @@ export type AttachmentResolver = (
  * `attachments` resolves the attachments of encoder cases (in memory when left out, and then a
  * case whose attachment declares a `declared_size` or an `escaped_len` is not run).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface RunOptions {
@@ -170,7 +170,7 @@ const keptModes = (c: Case.Case, options: RunOptions) =>
  * The checks a case gets, in the order {@link runCase} gives their results. Known without running
  * anything, so a test runner can name one test per check before it runs them.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category accessors
  */
 export const checks = (c: Case.AnyCase, options: RunOptions = {}): ReadonlyArray<Check> => {
@@ -311,7 +311,7 @@ const agreement = (
  * Runs one case: a result per check, in the order of {@link checks}. Never fails: a codec that
  * throws, dies or breaks the event contract gives failed results that say so.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category running
  */
 export const runCase = (
@@ -440,7 +440,7 @@ const runEncoderCase = (
  * console.log(report.failed)
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category running
  */
 export const run = (
@@ -476,7 +476,7 @@ export const runLoaded = (
 /**
  * Counts results into a {@link Report}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toReport = (results: ReadonlyArray<Result>): Report => {
@@ -497,7 +497,7 @@ export const toReport = (results: ReadonlyArray<Result>): Report => {
  * // FAIL text-split [strict, 3-byte] cases/text.json: text: expected "Hello", actual "Hel"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category formatting
  */
 export const formatFailure = (result: Result): string =>
@@ -515,7 +515,7 @@ export const formatNotRun = (result: Result): string =>
 /**
  * The last line of a report: `N passed, M failed`, and `, K not run` when a check was not run.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category formatting
  */
 export const formatCounts = (report: Report): string =>

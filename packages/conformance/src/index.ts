@@ -3,7 +3,7 @@
  * It loads anywhere, a browser or a Worker too. Case files on disk and the `svir-conformance`
  * command are the entry `@svir/conformance/node`; the vitest helper is `@svir/conformance/vitest`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @packageDocumentation
  */
 

@@ -3,7 +3,7 @@
  * chunking; an encoder case's one check), each failing with the diff of expected and actual.
  * Needs `vitest` (an optional peer dependency of this package).
  *
- * @since 0.1.0
+ * @since 0.2.0
  */
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -27,7 +27,7 @@ import * as Runner from "./Runner.js"
  * describeCases("chat completions", OpenAiCodec.make, [new URL("./cases", import.meta.url)])
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category testing
  */
 export const describeCases = (

@@ -103,7 +103,10 @@ describe("Notation.toRequest", () => {
           ],
           calls: [{ id: "c1", name: "f", arguments: "{}" }],
         },
-        { _tag: "Tool", result: { callId: "c1", content: "failed", isError: true } },
+        {
+          _tag: "Tool",
+          result: { callId: "c1", content: "failed", isError: true, failure: "handler_failed" },
+        },
         { _tag: "Tool", result: { callId: "c2", content: "fine", isError: false } },
       ])
     }),

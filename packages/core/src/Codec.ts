@@ -26,10 +26,10 @@
  * listing of models, the provider's name for telemetry, the default base URL and the environment
  * variables. Each one left out takes the default {@link http} gives.
  *
- * The guide "Writing a codec" (`docs/writing-a-codec.md`) says what a codec does with each
+ * The guide [Writing a codec](../../../docs/writing-a-codec.md) says what a codec does with each
  * request field and each HTTP fact.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Arr from "effect/Array"
@@ -47,7 +47,7 @@ import type * as SvirError from "./SvirError.js"
  * What a decoder gives for the bytes it was fed: the events decoded, and the error that ended
  * the answer, if one did.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface DecodeStep {
@@ -58,7 +58,7 @@ export interface DecodeStep {
 /**
  * A synchronous decoder of one streamed answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface StreamDecoder {
@@ -84,7 +84,7 @@ export interface EncodeOptions {
 /**
  * A wire codec.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Codec {
@@ -221,7 +221,7 @@ export const http = (codec: Codec): Http => {
  * const events = Codec.decodeStream(codec, body) // Stream<Event, SvirError>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const decodeStream = <E, R>(
@@ -296,7 +296,7 @@ const endsAnswer = (step: DecodeStep): boolean =>
  * Feeds chunks to a fresh decoder and finishes it: every event, and the error if the answer
  * failed. For tests and for transports that have the whole body at once.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const decodeChunks = (codec: Codec, chunks: Iterable<Uint8Array>): DecodeStep => {

@@ -1,7 +1,7 @@
 /**
  * A whole answer of the model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type * as ToolCall from "./ToolCall.js"
@@ -10,7 +10,7 @@ import type * as ToolCall from "./ToolCall.js"
  * Why the model stopped: `stop` (it finished), `tool_calls` (it called tools), `length` (the
  * output limit cut it off), `content_filter` (a filter stopped it), `refusal` (it refused).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "refusal"
@@ -20,7 +20,7 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
  * `cachedInput` and `audioInput` are part of `input`; `reasoning` and `audioOutput` are part of
  * `output`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Usage {
@@ -109,7 +109,7 @@ export interface TokenLogprob extends TopLogprob {
  * usage, and the server's id and model name where it gave them. Calls are executable only from a
  * Completion.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Completion {
@@ -151,7 +151,7 @@ export interface Completion {
  * Completion.make({ text: "Paris.", finish: "stop" })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (fields: Partial<Completion> & Pick<Completion, "finish">): Completion => ({

@@ -1,7 +1,7 @@
 /**
  * What a streamed answer gives as it arrives.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type * as Completion from "./Completion.js"
@@ -9,7 +9,7 @@ import type * as Completion from "./Completion.js"
 /**
  * A piece of the answer's text.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface TextDelta {
@@ -21,7 +21,7 @@ export interface TextDelta {
  * A piece of the model's reasoning, with the source it came under (the wire key or carrier, such
  * as `reasoning_content`, `reasoning` or `think`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ReasoningDelta {
@@ -33,7 +33,7 @@ export interface ReasoningDelta {
 /**
  * A piece of a refusal.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface RefusalDelta {
@@ -46,7 +46,7 @@ export interface RefusalDelta {
  * and `name` come with the first piece of a call; `arguments` is a fragment, not JSON until the
  * decoder has joined them. To execute a call, take it from the Completion.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ToolCallDelta {
@@ -72,7 +72,7 @@ export interface LogprobsDelta {
 /**
  * The whole answer, always the last event.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Completed {
@@ -83,7 +83,7 @@ export interface Completed {
 /**
  * An event of a streamed answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Event =
@@ -97,7 +97,7 @@ export type Event =
 /**
  * A text piece.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const textDelta = (text: string): TextDelta => ({ _tag: "TextDelta", text })
@@ -105,7 +105,7 @@ export const textDelta = (text: string): TextDelta => ({ _tag: "TextDelta", text
 /**
  * A reasoning piece, by default from the `reasoning` source.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const reasoningDelta = (text: string, source = "reasoning"): ReasoningDelta => ({
@@ -117,7 +117,7 @@ export const reasoningDelta = (text: string, source = "reasoning"): ReasoningDel
 /**
  * A refusal piece.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const refusalDelta = (text: string): RefusalDelta => ({ _tag: "RefusalDelta", text })
@@ -125,7 +125,7 @@ export const refusalDelta = (text: string): RefusalDelta => ({ _tag: "RefusalDel
 /**
  * A piece of a call.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toolCallDelta = (piece: Omit<ToolCallDelta, "_tag">): ToolCallDelta => ({
@@ -147,7 +147,7 @@ export const logprobsDelta = (tokens: ReadonlyArray<Completion.TokenLogprob>): L
 /**
  * The last event, with the whole answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const completed = (completion: Completion.Completion): Completed => ({

@@ -4,7 +4,7 @@
  * step after parsing (schema decoding, printing, `JSON.stringify`) die with a `RangeError`;
  * here it is refused when it is read.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Data from "effect/Data"
@@ -16,7 +16,7 @@ import { stringEnd } from "./internal/jsonSyntax.js"
  * serde_json, which the svir crate reads with. Tool arguments and error bodies seen from real
  * servers stay under 20.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const maxDepth = 128
@@ -25,7 +25,7 @@ export const maxDepth = 128
  * JSON that could not be read: `Syntax` when the text is not JSON, `TooDeep` when it nests
  * deeper than the bound.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class JsonError extends Data.TaggedError("JsonError")<{
@@ -44,7 +44,7 @@ export class JsonError extends Data.TaggedError("JsonError")<{
  * Json.isObject([1]) // false
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
@@ -62,7 +62,7 @@ export const isObject = (value: unknown): value is { readonly [key: string]: unk
  * Json.textDepth('{"a": [1, "]]"]}') // 2
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const textDepth = (text: string, limit: number = Number.POSITIVE_INFINITY): number => {
@@ -97,7 +97,7 @@ export const textDepth = (text: string, limit: number = Number.POSITIVE_INFINITY
  * Json.valueDepth({ a: [1, { b: 2 }] }) // 3
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const valueDepth = (value: unknown, limit: number = Number.POSITIVE_INFINITY): number => {
@@ -133,7 +133,7 @@ export const valueDepth = (value: unknown, limit: number = Number.POSITIVE_INFIN
  * Result.isFailure(Json.parse("[".repeat(100_000))) // true
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const parse = (

@@ -1,7 +1,7 @@
 /**
  * The turns of a conversation and the parts a user turn is made of.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type * as Completion from "./Completion.js"
@@ -12,7 +12,7 @@ import type * as ToolResult from "./ToolResult.js"
 /**
  * A piece of text.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface TextPart {
@@ -23,7 +23,7 @@ export interface TextPart {
 /**
  * An image, by URL or as bytes with their media type.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ImagePart = Parts.ImagePart
@@ -32,7 +32,7 @@ export type ImagePart = Parts.ImagePart
  * A file: its name, media type and contents (text, or bytes). Which files a wire can carry is the
  * codec's to say; one it cannot carry is an Unsupported error, never dropped.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type FilePart = Parts.FilePart
@@ -61,7 +61,7 @@ export type FileAtPart = Parts.FileAtPart
 /**
  * What a user turn is made of.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Part = TextPart | ImagePart | FilePart | FileAtPart
@@ -69,7 +69,7 @@ export type Part = TextPart | ImagePart | FilePart | FileAtPart
 /**
  * A user turn.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface User {
@@ -81,7 +81,7 @@ export interface User {
  * An assistant turn: its text, its reasoning (all of it, and by source), and the calls it made
  * with their ids.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Assistant {
@@ -95,7 +95,7 @@ export interface Assistant {
 /**
  * The answer to one call of the assistant turn before it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Tool {
@@ -106,7 +106,7 @@ export interface Tool {
 /**
  * A turn of the conversation. The system prompt is the request's own field.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Message = User | Assistant | Tool
@@ -114,7 +114,7 @@ export type Message = User | Assistant | Tool
 /**
  * A text part.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const text = (text: string): TextPart => ({ _tag: "Text", text })
@@ -122,7 +122,7 @@ export const text = (text: string): TextPart => ({ _tag: "Text", text })
 /**
  * An image by URL (`https:` or `data:`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const imageUrl = (url: string): ImagePart => ({ _tag: "Image", url })
@@ -138,7 +138,7 @@ export const imageUrl = (url: string): ImagePart => ({ _tag: "Image", url })
  * Message.image(png, "image/png")
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const image = (data: Uint8Array, mediaType: string): ImagePart => ({
@@ -157,7 +157,7 @@ export const image = (data: Uint8Array, mediaType: string): ImagePart => ({
  * Message.file("notes.md", "text/markdown", "# Notes\n")
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const file = (name: string, mediaType: string, data: string | Uint8Array): FilePart => ({
@@ -282,7 +282,7 @@ export const escapedLength = (text: string): number => {
 /**
  * A user turn from text or parts.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const user = (content: string | ReadonlyArray<Part>): User => ({
@@ -293,7 +293,7 @@ export const user = (content: string | ReadonlyArray<Part>): User => ({
 /**
  * The assistant turn of a completion, with its calls and their ids.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const assistant = (completion: Completion.Completion): Assistant => ({
@@ -307,7 +307,7 @@ export const assistant = (completion: Completion.Completion): Assistant => ({
 /**
  * The message that carries one result.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toolResult = (result: ToolResult.ToolResult): Tool => ({ _tag: "Tool", result })

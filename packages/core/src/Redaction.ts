@@ -5,7 +5,7 @@
  * lines, or cut short at a length limit. A redaction is made once, where the secrets are known (a
  * client, an MCP connection), and every error that leaves that place goes through it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Base64 from "effect/encoding/Base64"
@@ -15,7 +15,7 @@ import * as SvirError from "./SvirError.js"
 /**
  * What a secret is replaced with.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const placeholder = "[redacted]"
@@ -24,7 +24,7 @@ export const placeholder = "[redacted]"
  * The shortest value treated as a secret. A shorter one cannot guard anything, and replacing every
  * "on" or "1" in a message would make it unreadable.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const minSecretLength = 4
@@ -32,7 +32,7 @@ export const minSecretLength = 4
 /**
  * Takes secrets out of texts and errors.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Redaction {
@@ -326,7 +326,7 @@ export const basicCredentials = (id: string, secret: string): ReadonlyArray<stri
  * redaction.text('{"echo":"Bearer sk\\u002dsecret-1234"}') // '{"echo":"Bearer [redacted]"}'
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (secrets: Iterable<string>): Redaction => {
@@ -367,7 +367,7 @@ export const make = (secrets: Iterable<string>): Redaction => {
 /**
  * The redaction with no secrets: it changes nothing.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const none: Redaction = {

@@ -1,7 +1,7 @@
 /**
  * An immutable, pipeable builder of what is sent to a model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Effect from "effect/Effect"
@@ -18,7 +18,7 @@ import type * as ToolResult from "./ToolResult.js"
 /**
  * The form of the answer: free text, any JSON object, or JSON that fits a schema.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ResponseFormat =
@@ -35,7 +35,7 @@ export type ResponseFormat =
 /**
  * How hard a reasoning model thinks before it answers.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high"
@@ -56,7 +56,7 @@ export type CodecOptions = Readonly<Record<string, Readonly<Record<string, unkno
  * What is sent to a model. Build it with {@link make} and the functions of this module, each of
  * which returns a new request.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Request extends Pipeable.Pipeable {
@@ -249,7 +249,7 @@ const append = (self: Request, more: ReadonlyArray<Message.Message>): Request =>
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (model: string): Request =>
@@ -282,7 +282,7 @@ export const make = (model: string): Request =>
 /**
  * Sets the model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const model: {
@@ -293,7 +293,7 @@ export const model: {
 /**
  * Sets the system prompt, sent before every turn.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const system: {
@@ -304,7 +304,7 @@ export const system: {
 /**
  * Adds messages after those already there.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const messages: {
@@ -326,7 +326,7 @@ export const messages: {
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const user: {
@@ -340,7 +340,7 @@ export const user: {
  * Adds the assistant turn of a completion, with the calls it made and their ids. Add it before the
  * results of those calls.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const assistant: {
@@ -353,7 +353,7 @@ export const assistant: {
 /**
  * Adds the results of the calls of the assistant turn before them, in the order given.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const toolResults: {
@@ -366,7 +366,7 @@ export const toolResults: {
 /**
  * Offers a tool. A tool offered under a name already offered replaces it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const tool: {
@@ -377,7 +377,7 @@ export const tool: {
 /**
  * Offers tools. A tool offered under a name already offered replaces it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const tools: {
@@ -402,7 +402,7 @@ export const tools: {
  * // Effect<Request>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const toolsFrom: {
@@ -415,7 +415,7 @@ export const toolsFrom: {
 /**
  * Decides whether the model must, may or may not call a tool. Checked by {@link validate}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const toolChoice: {
@@ -426,7 +426,7 @@ export const toolChoice: {
 /**
  * Bounds the tokens of the answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const maxTokens: {
@@ -437,7 +437,7 @@ export const maxTokens: {
 /**
  * Sets the sampling temperature.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const temperature: {
@@ -457,7 +457,7 @@ export const temperature: {
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const responseFormat: {
@@ -468,7 +468,7 @@ export const responseFormat: {
 /**
  * Sets how hard a reasoning model thinks.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const reasoningEffort: {
@@ -830,7 +830,7 @@ export const unclaimed = (
  * token bound, temperature or sampling option out of range (see each option). A codec checks
  * its own options ({@link codecOptions}) itself.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category validation
  */
 export const problem = (self: Request): string | undefined => {
@@ -895,7 +895,7 @@ const penaltyProblem = (name: string, penalty: number | undefined): string | und
  * Succeeds with the request when it can be sent, or fails with an Unsupported error that says
  * why (see {@link problem}). Every codec runs it before anything is sent.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category validation
  */
 export const validate = (self: Request): Effect.Effect<Request, SvirError.SvirError> => {
@@ -915,7 +915,7 @@ export const validate = (self: Request): Effect.Effect<Request, SvirError.SvirEr
  * // fails: Unsupported, "the request offers no tools"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category validation
  */
 export const requireTools = (self: Request): Effect.Effect<Request, SvirError.SvirError> =>

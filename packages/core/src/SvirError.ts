@@ -5,7 +5,7 @@
  * helpers (`Effect.catchReason`, `Effect.catchReasons`, `Effect.unwrapReason`), the way Effect's
  * own `AiError` is matched.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Data from "effect/Data"
@@ -16,7 +16,7 @@ import * as Text from "./Text.js"
 /**
  * The most characters of a server's own message kept by {@link make}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const serverMessageLimit = 4096
@@ -26,7 +26,7 @@ export const serverMessageLimit = 4096
  * not offered, an attachment the wire has no part for, a status the server refused it with).
  * `attachment` is the name of the attachment that could not be sent.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Unsupported extends Data.TaggedClass("Unsupported")<{
@@ -43,7 +43,7 @@ export class Unsupported extends Data.TaggedClass("Unsupported")<{
 /**
  * A streamed answer ended before it was whole.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class TruncatedStream extends Data.TaggedClass("TruncatedStream") {
@@ -57,7 +57,7 @@ export class TruncatedStream extends Data.TaggedClass("TruncatedStream") {
  * The server's answer does not fit the wire protocol. `serverMessage` holds the part that could
  * not be read, where there is one.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Protocol extends Data.TaggedClass("Protocol")<{
@@ -73,7 +73,7 @@ export class Protocol extends Data.TaggedClass("Protocol")<{
  * The server reported an error in place of an answer. `code` is the server's own code for it
  * (an OpenAI-style `error.code`, an MCP error code).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Server extends Data.TaggedClass("Server")<{
@@ -90,7 +90,7 @@ export class Server extends Data.TaggedClass("Server")<{
 /**
  * The request does not fit the model's context window.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class ContextOverflow extends Data.TaggedClass("ContextOverflow")<{
@@ -107,7 +107,7 @@ export class ContextOverflow extends Data.TaggedClass("ContextOverflow")<{
 /**
  * The server's content filter refused the request or stopped the answer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class ContentFilter extends Data.TaggedClass("ContentFilter")<{
@@ -125,7 +125,7 @@ export class ContentFilter extends Data.TaggedClass("ContentFilter")<{
  * (`maxBytes`, `maxEventBytes`, `maxCalls`, `maxResponseBytes`, `maxPages`, `maxTools`); `max`
  * is its value.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class ResponseLimit extends Data.TaggedClass("ResponseLimit")<{
@@ -142,7 +142,7 @@ export class ResponseLimit extends Data.TaggedClass("ResponseLimit")<{
  * The request did not get through, or the server failed (HTTP 500, 502, 503). A 503 may say how
  * long to wait in `retryAfterMillis`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Transport extends Data.TaggedClass("Transport")<{
@@ -160,7 +160,7 @@ export class Transport extends Data.TaggedClass("Transport")<{
  * Which time limit of a client ran out: `connect` (no answer began), `firstToken` (a stream sent
  * no first event), `idle` (a stream went quiet), `total` (the whole call).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type TimeLimit = "connect" | "firstToken" | "idle" | "total"
@@ -169,7 +169,7 @@ export type TimeLimit = "connect" | "firstToken" | "idle" | "total"
  * A time limit ran out: one of the client's (`limit`, `limitMillis`), or the server's own
  * (HTTP 408 or 504, with `status`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Timeout extends Data.TaggedClass("Timeout")<{
@@ -188,7 +188,7 @@ export class Timeout extends Data.TaggedClass("Timeout")<{
  * The server is rate limiting this client (HTTP 429). `retryAfterMillis` is the wait it asked
  * for, where it said.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class RateLimited extends Data.TaggedClass("RateLimited")<{
@@ -205,7 +205,7 @@ export class RateLimited extends Data.TaggedClass("RateLimited")<{
 /**
  * The server refused the credentials (HTTP 401 or 403).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Authentication extends Data.TaggedClass("Authentication")<{
@@ -240,7 +240,7 @@ export class Attachment extends Data.TaggedClass("Attachment")<{
  * The caller's options are wrong (a URL, a limit, a redirect the client will not follow, whose
  * `status` is kept).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Config extends Data.TaggedClass("Config")<{
@@ -272,7 +272,7 @@ const reasons = {
 /**
  * What went wrong, as a tag. Match with `Effect.catchReason("SvirError", "RateLimited", ...)`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Kind = keyof typeof reasons
@@ -280,7 +280,7 @@ export type Kind = keyof typeof reasons
 /**
  * The reason of the given kind: `ReasonOf<"RateLimited">` is {@link RateLimited}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ReasonOf<K extends Kind> = InstanceType<(typeof reasons)[K]>
@@ -288,7 +288,7 @@ export type ReasonOf<K extends Kind> = InstanceType<(typeof reasons)[K]>
 /**
  * The reason of a {@link SvirError}: a union of classes, one per {@link Kind}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Reason = ReasonOf<Kind>
@@ -296,7 +296,7 @@ export type Reason = ReasonOf<Kind>
 /**
  * Every kind, in a fixed order.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const kinds: ReadonlyArray<Kind> = Record.keys(reasons)
@@ -304,7 +304,7 @@ export const kinds: ReadonlyArray<Kind> = Record.keys(reasons)
 /**
  * The data a reason of the given kind carries, without its tag.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Fields<K extends Kind> = K extends Kind
@@ -314,7 +314,7 @@ export type Fields<K extends Kind> = K extends Kind
 /**
  * Options of {@link make}: the data of the reason's kind, and the underlying `cause`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Details<K extends Kind> = Fields<K> & { readonly cause?: unknown }
@@ -323,7 +323,7 @@ export type Details<K extends Kind> = Fields<K> & { readonly cause?: unknown }
  * The marker that makes {@link isSvirError} true. It is `Symbol.for(...)`, the same in every
  * copy of this package, so an error made by another installed copy is still recognised.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const TypeId: unique symbol = Symbol.for("@svir/core/SvirError")
@@ -351,7 +351,7 @@ export const TypeId: unique symbol = Symbol.for("@svir/core/SvirError")
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class SvirError extends Data.TaggedError("SvirError")<{
@@ -454,7 +454,7 @@ const build: { readonly [K in Kind]: (details?: Details<K>) => ReasonOf<K> } = {
  * if (limited.reason._tag === "RateLimited") limited.reason.retryAfterMillis // 2000
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = <K extends Kind>(kind: K, message: string, details?: Details<K>): SvirError =>
@@ -472,7 +472,7 @@ export const make = <K extends Kind>(kind: K, message: string, details?: Details
  * SvirError.isSvirError(new Error("too slow")) // false
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isSvirError = (u: unknown): u is SvirError =>

@@ -3,7 +3,7 @@
  * (UTF-16 surrogate) character leaves half a character, which encoders replace with U+FFFD. And
  * text someone else wrote, made safe to quote where a terminal may show it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 
@@ -19,7 +19,7 @@
  * Text.cutPoint("abc", 10) // 3
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category cutting
  */
 export const cutPoint = (text: string, limit: number): number => {
@@ -39,7 +39,7 @@ export const cutPoint = (text: string, limit: number): number => {
  * Text.shorten("weather", 10) // "weather"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category cutting
  */
 export const shorten = (text: string, limit: number, mark = "…"): string =>
@@ -79,7 +79,7 @@ const terminalControls = new RegExp(
  * Text.printable("\x1b]0;title\x07done") // "done"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category formatting
  */
 export const printable = (text: string): string => text.replace(terminalControls, "")

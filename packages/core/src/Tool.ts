@@ -1,7 +1,7 @@
 /**
  * A description of a tool for the model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Effect from "effect/Effect"
@@ -10,7 +10,7 @@ import * as SvirError from "./SvirError.js"
 /**
  * A JSON Schema object, as sent to the model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type JsonSchema = { readonly [key: string]: unknown }
@@ -22,7 +22,7 @@ export type JsonSchema = { readonly [key: string]: unknown }
  * required, objects closed), such as `@svir/registry`'s `Tools.definitions(tools, { strict: true })`
  * gives.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Tool {
@@ -35,7 +35,7 @@ export interface Tool {
 /**
  * The schema of a tool that takes no arguments: an object with no properties.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const noArguments: JsonSchema = { type: "object", properties: {} }
@@ -55,7 +55,7 @@ export const noArguments: JsonSchema = { type: "object", properties: {} }
  * const now = Tool.make("now", "The current time, UTC.")
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (name: string, description: string, inputSchema?: JsonSchema): Tool => ({
@@ -78,7 +78,7 @@ const namePattern = /^[a-zA-Z0-9_-]{1,64}$/
  * Tool.nameProblem("read_file") // undefined
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category validation
  */
 export const nameProblem = (name: string): string | undefined => {
@@ -97,7 +97,7 @@ export const nameProblem = (name: string): string | undefined => {
  * Succeeds with the tool when its name is accepted, or fails with an Unsupported error that says
  * why.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category validation
  */
 export const validate = (tool: Tool): Effect.Effect<Tool, SvirError.SvirError> => {

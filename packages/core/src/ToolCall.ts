@@ -1,7 +1,7 @@
 /**
  * A call the model made.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Data from "effect/Data"
@@ -19,7 +19,7 @@ import * as Text from "./Text.js"
 /**
  * The longest tool name shown in a text: the longest name servers accept (64 characters).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const shownNameLimit = 64
@@ -37,7 +37,7 @@ export const shownNameLimit = 64
  * ToolCall.shownName("x".repeat(1_000_000)).length // 65
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category formatting
  */
 export const shownName = (name: string): string => Text.shorten(name, shownNameLimit)
@@ -46,7 +46,7 @@ export const shownName = (name: string): string => Text.shorten(name, shownNameL
  * A call the model made: its id, the tool's name, and the arguments as the raw JSON text the
  * model wrote.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ToolCall {
@@ -58,7 +58,7 @@ export interface ToolCall {
 /**
  * Makes a call. Arguments default to the empty string, which reads as `{}`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (id: string, name: string, args = ""): ToolCall => ({
@@ -70,7 +70,7 @@ export const make = (id: string, name: string, args = ""): ToolCall => ({
 /**
  * One thing wrong with a call's arguments: where (`path`, empty for the whole value) and what.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ArgumentsIssue {
@@ -83,7 +83,7 @@ export interface ArgumentsIssue {
  * issues in words a model can act on, each cut short, and counts the rest; `issues` holds the
  * ones listed. However large the arguments, the message stays a few KB at most.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class ArgumentsError extends Data.TaggedError("ArgumentsError")<{
@@ -109,7 +109,7 @@ const maxPathChars = 100
  * // "items[2].qty: Expected number"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const argumentsError = (issues: ReadonlyArray<ArgumentsIssue>): ArgumentsError =>
@@ -119,7 +119,7 @@ export const argumentsError = (issues: ReadonlyArray<ArgumentsIssue>): Arguments
  * Makes an {@link ArgumentsError} from the issues of a Standard Schema (zod, valibot, Effect
  * Schema, ...), bounded as {@link argumentsError} is.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const standardArgumentsError = (
@@ -178,7 +178,7 @@ const preview = (text: string, max: number): string =>
  * ToolCall.readJson('{"id": }')
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const readJson = (text: string): Result.Result<unknown, ArgumentsError> => {
@@ -218,7 +218,7 @@ const jsonProblem = (text: string): string => {
 /**
  * The call's arguments as a JSON value (empty or blank arguments read as `{}`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const parseJson = (call: ToolCall): Effect.Effect<unknown, ArgumentsError> =>
@@ -250,7 +250,7 @@ const allIssuesUpTo = 16_384
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const decodeOptions = (argumentsText: string): SchemaAST.ParseOptions => ({
@@ -273,7 +273,7 @@ export const decodeOptions = (argumentsText: string): SchemaAST.ParseOptions => 
  * const program = ToolCall.parse(call, Lookup) // Effect<{ readonly id: number }, ArgumentsError>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const parse = <S extends Schema.Decoder<unknown, unknown>>(

@@ -1,7 +1,7 @@
 /**
  * Whether the model decides to call a tool, or must, or may not.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 
@@ -9,7 +9,7 @@
  * `Auto`: the model decides (the default). `None`: it may not call a tool. `Required`: it must
  * call at least one of the tools offered. `Tool`: it must call the named tool.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ToolChoice =
@@ -21,7 +21,7 @@ export type ToolChoice =
 /**
  * The model decides. The default.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const auto: ToolChoice = { _tag: "Auto" }
@@ -29,7 +29,7 @@ export const auto: ToolChoice = { _tag: "Auto" }
 /**
  * The model may not call a tool; the tools stay offered.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const none: ToolChoice = { _tag: "None" }
@@ -37,7 +37,7 @@ export const none: ToolChoice = { _tag: "None" }
 /**
  * The model must call at least one of the tools offered.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const required: ToolChoice = { _tag: "Required" }
@@ -52,7 +52,7 @@ export const required: ToolChoice = { _tag: "Required" }
  * ToolChoice.tool("label")
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const tool = (name: string): ToolChoice => ({ _tag: "Tool", name })

@@ -1,10 +1,11 @@
 /**
  * The contract of anything that lists tools and answers calls.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -36,11 +37,11 @@ import * as ToolResult from "./ToolResult.js"
  * })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Toolbox<R = never> {
-  /** The tools offered now. */
+  /** An Effect that gives the tools offered now. */
   readonly tools: Effect.Effect<ReadonlyArray<Tool.Tool>, never, R>
   /** Answers one call. Never fails. */
   readonly call: (call: ToolCall.ToolCall) => Effect.Effect<ToolResult.ToolResult, never, R>
@@ -49,7 +50,7 @@ export interface Toolbox<R = never> {
 /**
  * Makes a toolbox from a fixed list of tools, or an effect that lists them, and a `call`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = <R = never, R2 = never>(options: {
@@ -210,7 +211,7 @@ const timeoutOf = (options: CallOptions): Result.Result<Duration.Duration, SvirE
  * A toolbox that answers through other toolboxes (`combine`, a permission guard) calls them with
  * `timeout: Infinity`: the bound is its caller's to set, once.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const callSafely = <R>(
@@ -237,6 +238,7 @@ const answerWithin = <R>(
       ToolResult.error(
         call.id,
         `tool ${ToolCall.shownName(call.name)} did not answer within ${Duration.format(timeout)} and was stopped`,
+        "timed_out",
       ),
     ),
   )
@@ -248,12 +250,13 @@ const answerSafely = <R>(
 ): Effect.Effect<ToolResult.ToolResult, never, R> =>
   Effect.suspend(() => toolbox.call(call)).pipe(
     Effect.catchCause((cause) => {
-      const what = Cause.hasInterruptsOnly(cause)
+      const interrupted = Cause.hasInterruptsOnly(cause)
+      const what = interrupted
         ? `tool ${ToolCall.shownName(call.name)} was interrupted`
         : `tool ${ToolCall.shownName(call.name)} failed unexpectedly`
       return Effect.as(
         Effect.ignoreCause(Effect.logError(what, describeCause(cause))),
-        ToolResult.error(call.id, what),
+        ToolResult.error(call.id, what, interrupted ? "interrupted" : "handler_failed"),
       )
     }),
   )
@@ -302,7 +305,7 @@ const describeValue = (value: unknown): string => {
  * const results = Toolbox.callAll(toolbox, calls, { concurrency: 4, timeout: "10 seconds" })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const callAll = <R>(
@@ -321,8 +324,39 @@ export const callAll = <R>(
 const unbounded: CallOptions = { timeout: Duration.infinity }
 
 /**
+ * Two toolboxes, or two registries, that offer the same tool names where they are joined
+ * (`Toolbox.combine`, the registry's `Tools.merge`): a clash is a mistake to fix, not a tool to
+ * replace silently. `names` lists every clashing name, in the order they were found.
+ *
+ * @example
+ * ```ts
+ * import { Toolbox } from "@svir/core"
+ *
+ * Toolbox.ToolClash.of(["search", "read"]).message
+ * // "two toolboxes offer tools named search, read: rename one, or give one of them a prefix"
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class ToolClash extends Data.TaggedError("ToolClash")<{
+  readonly names: ReadonlyArray<string>
+  readonly message: string
+}> {
+  /** The clash of these names, in the one wording every join uses. */
+  static of(names: ReadonlyArray<string>): ToolClash {
+    const shown = names.map(ToolCall.shownName).join(", ")
+    const what = names.length === 1 ? "a tool" : "tools"
+    return new ToolClash({
+      names,
+      message: `two toolboxes offer ${what} named ${shown}: rename one, or give one of them a prefix`,
+    })
+  }
+}
+
+/**
  * One toolbox that offers the tools of several. Two toolboxes that offer the same name when they
- * are combined are an Unsupported error that names the tool.
+ * are combined are a {@link ToolClash} that names every clashing tool.
  *
  * The members' lists are read again each time the tools are listed or a call is answered, so a
  * member whose list changes (an MCP server's) is followed, and each name stays owned by one member
@@ -345,24 +379,19 @@ const unbounded: CallOptions = { timeout: Duration.infinity }
  *
  * declare const files: Toolbox.Toolbox
  * declare const notes: Toolbox.Toolbox
- * const both = Toolbox.combine([files, notes]) // Effect<Toolbox, SvirError>
+ * const both = Toolbox.combine([files, notes]) // Effect<Toolbox, ToolClash>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const combine = <R>(
   toolboxes: ReadonlyArray<Toolbox<R>>,
-): Effect.Effect<Toolbox<R>, SvirError.SvirError, R> =>
+): Effect.Effect<Toolbox<R>, ToolClash, R> =>
   Effect.gen(function* () {
     const lists = yield* Effect.forEach(toolboxes, (toolbox) => toolbox.tools)
-    const clash = findClash(lists)
-    if (clash !== undefined) {
-      return yield* SvirError.make(
-        "Unsupported",
-        `two toolboxes offer a tool named ${clash}: give one of them a prefix`,
-      )
-    }
+    const clashes = findClashes(lists)
+    if (clashes.length > 0) return yield* ToolClash.of(clashes)
     const owners = makeOwners()
     owners.read(lists)
     const current = Effect.flatMap(
@@ -397,15 +426,16 @@ export const combine = <R>(
     })
   })
 
-const findClash = (lists: ReadonlyArray<ReadonlyArray<Tool.Tool>>): string | undefined => {
+const findClashes = (lists: ReadonlyArray<ReadonlyArray<Tool.Tool>>): ReadonlyArray<string> => {
   const seen = new Set<string>()
+  const clashes = new Set<string>()
   for (const tools of lists) {
     for (const name of new Set(tools.map((tool) => tool.name))) {
-      if (seen.has(name)) return name
+      if (seen.has(name)) clashes.add(name)
       seen.add(name)
     }
   }
-  return undefined
+  return [...clashes]
 }
 
 /** What one reading of the members' lists gives. */

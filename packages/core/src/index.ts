@@ -2,7 +2,7 @@
  * The pure types of svir: tools, calls, results, requests, completions, events, errors, and the
  * Toolbox and Codec contracts.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @packageDocumentation
  */
 
@@ -11,6 +11,7 @@ export * as Codec from "./Codec.js"
 export * as Completion from "./Completion.js"
 export * as Event from "./Event.js"
 export * as GenAi from "./GenAi.js"
+export * as Guard from "./Guard.js"
 export * as HttpError from "./HttpError.js"
 export * as Json from "./Json.js"
 export * as JsonSchema from "./JsonSchema.js"

@@ -7,7 +7,12 @@ describe("ToolResult", () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (id, message) => {
         const result = ToolResult.error(id, message)
-        assert.deepStrictEqual(result, { callId: id, content: message, isError: true })
+        assert.deepStrictEqual(result, {
+          callId: id,
+          content: message,
+          isError: true,
+          failure: "handler_failed",
+        })
       }),
     )
   })
@@ -28,5 +33,34 @@ describe("ToolResult", () => {
       ToolResult.unknownTool("c2", "x", []).content,
       "no tool named x; there are no tools",
     )
+  })
+
+  it("says why a call failed, and failedFor reads it", () => {
+    const kinds: ReadonlyArray<ToolResult.Failure> = [
+      "unknown_tool",
+      "invalid_arguments",
+      "denied",
+      "timed_out",
+      "interrupted",
+      "handler_failed",
+      "server_refused",
+    ]
+    for (const kind of kinds) {
+      const result = ToolResult.error("c", "no", kind)
+      assert.strictEqual(result.failure, kind)
+      assert.isTrue(ToolResult.failedFor(result, [kind]))
+      assert.isFalse(
+        ToolResult.failedFor(
+          result,
+          kinds.filter((other) => other !== kind),
+        ),
+      )
+    }
+    assert.strictEqual(ToolResult.unknownTool("c", "x", []).failure, "unknown_tool")
+    // A result written by hand without a kind, as 0.1 wrote them, failed in its handler.
+    assert.isTrue(
+      ToolResult.failedFor({ callId: "c", content: "no", isError: true }, ["handler_failed"]),
+    )
+    assert.isFalse(ToolResult.failedFor(ToolResult.make("c", "yes"), kinds))
   })
 })

@@ -27,7 +27,7 @@ const gated = Effect.gen(function* () {
 })
 
 const stopped = (id: string, name: string) =>
-  ToolResult.error(id, `tool ${name} did not answer within 1m and was stopped`)
+  ToolResult.error(id, `tool ${name} did not answer within 1m and was stopped`, "timed_out")
 
 describe("Toolbox: a default time limit on every call", () => {
   it("is 60 seconds", () => {
@@ -98,7 +98,7 @@ describe("Toolbox: a default time limit on every call", () => {
       assert.isDefined(short.pollUnsafe(), "the call should have been stopped")
       assert.deepStrictEqual(
         yield* Fiber.join(short),
-        ToolResult.error("a", "tool hang did not answer within 5s and was stopped"),
+        ToolResult.error("a", "tool hang did not answer within 5s and was stopped", "timed_out"),
       )
 
       const off: ReadonlyArray<Duration.Input> = [Infinity, "Infinity", Duration.infinity]

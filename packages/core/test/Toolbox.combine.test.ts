@@ -122,12 +122,13 @@ describe("Toolbox.combine, when a member's list changes", () => {
     }),
   )
 
-  it.effect("a clash present when the toolboxes are combined is still an Unsupported error", () =>
+  it.effect("a clash present when the toolboxes are combined is still a ToolClash", () =>
     Effect.gen(function* () {
       const server = yield* member("server", [serverLookup])
       const local = yield* member("local", [localLookup])
       const error = yield* Effect.flip(Toolbox.combine([server.toolbox, local.toolbox]))
-      assert.strictEqual(error.reason._tag, "Unsupported")
+      assert.strictEqual(error._tag, "ToolClash")
+      assert.deepStrictEqual(error.names, [serverLookup.name])
     }),
   )
 

@@ -40,7 +40,7 @@ const working = (report: boolean) =>
   })
 
 const stopped = (id: string, name: string) =>
-  ToolResult.error(id, `tool ${name} did not answer within 1m and was stopped`)
+  ToolResult.error(id, `tool ${name} did not answer within 1m and was stopped`, "timed_out")
 
 describe("Toolbox.paused: the time limit stands still while someone is asked", () => {
   it.effect("a person who takes an hour does not make the call time out", () =>
@@ -74,7 +74,7 @@ describe("Toolbox.paused: the time limit stands still while someone is asked", (
       assert.isDefined(fiber.pollUnsafe(), "its 52 seconds are gone")
       assert.deepStrictEqual(
         yield* Fiber.join(fiber),
-        ToolResult.error("c", "tool ask did not answer within 52s and was stopped"),
+        ToolResult.error("c", "tool ask did not answer within 52s and was stopped", "timed_out"),
       )
     }),
   )

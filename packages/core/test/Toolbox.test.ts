@@ -97,7 +97,7 @@ describe("Toolbox", () => {
       ])
       assert.deepStrictEqual(results, [
         ToolResult.error("a", "tool boom failed unexpectedly"),
-        ToolResult.error("b", "tool stop was interrupted"),
+        ToolResult.error("b", "tool stop was interrupted", "interrupted"),
       ])
       assert.strictEqual(logs.logged.length, 2)
       assert.include(logs.logged[0], "kaboom")
@@ -274,11 +274,21 @@ describe("Toolbox", () => {
     }),
   )
 
-  it.effect("reports two toolboxes offering the same name", () =>
+  it.effect("reports every name two toolboxes both offer, as the registry's merge does", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(Toolbox.combine([sleeper, sleeper]))
-      assert.strictEqual(error.reason._tag, "Unsupported")
-      assert.include(error.message, "wait")
+      const error = yield* Effect.flip(
+        Toolbox.combine([sleeper, misbehaving, misbehaving, sleeper] as const),
+      )
+      assert.strictEqual(error._tag, "ToolClash")
+      assert.deepStrictEqual(error.names, ["boom", "stop", "wait"])
+      assert.strictEqual(
+        error.message,
+        "two toolboxes offer tools named boom, stop, wait: rename one, or give one of them a prefix",
+      )
+      assert.strictEqual(
+        Toolbox.ToolClash.of(["wait"]).message,
+        "two toolboxes offer a tool named wait: rename one, or give one of them a prefix",
+      )
     }),
   )
 })

@@ -5,32 +5,30 @@
  * @since 0.2.0
  * @module
  */
-import { Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { Guard, Toolbox, type ToolCall } from "@svir/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 
 /**
- * Whether a call may run. A denied call gets the failed result `permission denied: REASON`,
- * which the model reads.
+ * Whether a call may run: core's `Guard.Decision`, the type the registry's `Permission` uses too.
+ * A denied call gets the failed result `permission denied: REASON`, which the model reads.
  *
  * @since 0.2.0
  * @category models
  */
-export type Decision =
-  | { readonly _tag: "Allow" }
-  | { readonly _tag: "Deny"; readonly reason: string }
+export type Decision = Guard.Decision
 
 /**
- * The call may run.
+ * The call may run (core's `Guard.allow`).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const allow: Decision = { _tag: "Allow" }
+export const allow: Decision = Guard.allow
 
 /**
- * The call may not run, for the reason given (the model reads it).
+ * The call may not run, for the reason given (core's `Guard.deny`; the model reads it).
  *
  * @example
  * ```ts
@@ -42,7 +40,7 @@ export const allow: Decision = { _tag: "Allow" }
  * @since 0.2.0
  * @category constructors
  */
-export const deny = (reason: string): Decision => ({ _tag: "Deny", reason })
+export const deny: (reason: string) => Decision = Guard.deny
 
 /**
  * Who decides whether a call of a guarded toolbox runs: rules, a prompt in a terminal, a button
@@ -106,10 +104,12 @@ export const layer = <R = never>(
   )
 
 /**
- * The toolbox with every call put to the {@link Approver} first: an allowed call is answered by
- * the toolbox, a denied one gets `permission denied: REASON` and never reaches it. The toolbox
- * then needs an `Approver`: running it without one does not compile. It works for any Toolbox
- * (a registry, an MCP server's tools, one of your own), in the loop or in a loop you write.
+ * The toolbox with every call put to the {@link Approver} first, through core's `Guard.guard`: an
+ * allowed call is answered by the toolbox, a denied one gets `permission denied: REASON` and never
+ * reaches it, and a call of a name the toolbox does not offer is answered as unknown without
+ * asking. The toolbox then needs an `Approver`: running it without one does not compile. It works
+ * for any Toolbox (a registry, an MCP server's tools, one of your own), in the loop or in a loop
+ * you write.
  *
  * @example
  * ```ts
@@ -124,15 +124,10 @@ export const layer = <R = never>(
  * @category combinators
  */
 export const guard = <R>(toolbox: Toolbox.Toolbox<R>): Toolbox.Toolbox<R | Approver> =>
-  Toolbox.make({
-    tools: toolbox.tools,
-    call: (call) =>
+  Guard.guard(toolbox, {
+    decide: (_tool, call) =>
       Effect.flatMap(Effect.service(Approver), (approver) =>
         // Asking may take as long as a person takes: the call's time limit stands still meanwhile.
-        Effect.flatMap(Toolbox.paused(approver.decide(call)), (decision) =>
-          decision._tag === "Allow"
-            ? toolbox.call(call)
-            : Effect.succeed(ToolResult.error(call.id, `permission denied: ${decision.reason}`)),
-        ),
+        Toolbox.paused(approver.decide(call)),
       ),
   })

@@ -214,8 +214,9 @@ export type Event =
 
 /**
  * What the loop did: `text` and `completion` of the last answer (`undefined` only when the loop
- * was aborted before any answer came), every step, their usage summed, why it stopped, and
- * `request`: the conversation so far, ready for the next user message.
+ * was aborted before any answer came), every step, their usage summed (`undefined` when no answer
+ * had counts), why it stopped, and `request`: the conversation so far, ready for the next user
+ * message.
  *
  * @example
  * ```ts
@@ -235,6 +236,13 @@ export interface Result {
   readonly text: string
   readonly completion: Completion.Completion | undefined
   readonly steps: ReadonlyArray<Step.Step>
+  /**
+   * The usage of every step's answer, summed ({@link Step.totalUsage}). `undefined` when no
+   * answer had counts: the server sent none (a streamed answer has them only when the request
+   * asks, which the client does unless its `includeUsage` is `false`; lenient mode leaves out
+   * counts it cannot read), or the loop was aborted before the first answer came. An answer cut
+   * off by `abort` is not counted.
+   */
   readonly usage: Completion.Usage | undefined
   readonly stop: Stop.Reason
   readonly request: Request.Request
@@ -432,10 +440,9 @@ const complete = <E, R>(
       : answer
   })
 
-/** A failed result that says the arguments do not fit, or that no tool has the name. */
+/** A failed result whose arguments do not fit, or whose name no tool has (its kind, not its words). */
 const isRepairable = (result: ToolResult.ToolResult): boolean =>
-  result.isError &&
-  (result.content.startsWith("invalid arguments: ") || result.content.startsWith("no tool named "))
+  ToolResult.failedFor(result, ["invalid_arguments", "unknown_tool"])
 
 /**
  * Answers a call. With a repair hook, a call whose arguments are not JSON goes to the hook
@@ -523,7 +530,11 @@ const aborted = (progress: Progress): Result => {
     (call, position) =>
       pending.answers[position] ?? {
         call,
-        result: ToolResult.error(call.id, `tool ${ToolCall.shownName(call.name)} was interrupted`),
+        result: ToolResult.error(
+          call.id,
+          `tool ${ToolCall.shownName(call.name)} was interrupted`,
+          "interrupted",
+        ),
       },
   )
   record(progress, pending.completion, answers)

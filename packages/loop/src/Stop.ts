@@ -18,7 +18,7 @@ export const defaultMaxSteps = 20
 
 /**
  * What a condition sees: every step so far (the last one just finished, its calls answered)
- * and their usage summed.
+ * and their usage summed, `undefined` while no answer had usage counts (the server sent none).
  *
  * @since 0.2.0
  * @category models

@@ -125,6 +125,25 @@ describe("Approval", () => {
     }),
   )
 
+  it.effect("answers a name the toolbox does not offer as unknown, without asking anyone", () =>
+    Effect.gen(function* () {
+      const asked: Array<string> = []
+      const result = yield* Approval.guard(echo)
+        .call(ToolCall.make("1", "rm_rf", "{}"))
+        .pipe(
+          Effect.provide(
+            Approval.layer((call) => {
+              asked.push(call.name)
+              return Approval.allow
+            }),
+          ),
+        )
+      assert.strictEqual(result.failure, "unknown_tool")
+      assert.strictEqual(result.content, "no tool named rm_rf; the tools are: echo")
+      assert.deepStrictEqual(asked, [])
+    }),
+  )
+
   it.effect("offers the tools of the toolbox it guards", () =>
     Effect.gen(function* () {
       const offered = yield* Approval.guard(echo).tools.pipe(

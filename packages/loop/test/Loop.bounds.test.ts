@@ -49,7 +49,11 @@ describe("Loop.run: bounds on the calls", () => {
         assert.isDefined(fiber.pollUnsafe(), "the call should have been stopped")
         const result = yield* Fiber.join(fiber)
         assert.deepStrictEqual(result.steps[0]!.results, [
-          ToolResult.error("call_1", "tool hang did not answer within 1m and was stopped"),
+          ToolResult.error(
+            "call_1",
+            "tool hang did not answer within 1m and was stopped",
+            "timed_out",
+          ),
         ])
         assert.deepStrictEqual(result.stop, { _tag: "Answered" })
         assert.strictEqual(requests.length, 2)

@@ -95,6 +95,57 @@ describe("the repair hook", () => {
     }),
   )
 
+  it.effect("sends a failure of kind invalid_arguments to the hook whatever its words", () =>
+    Effect.gen(function* () {
+      // Worded as an MCP server words it; a handler's own failure is not sent to the hook.
+      const refusing = Toolbox.make({
+        tools: [],
+        call: (call) =>
+          Effect.succeed(
+            call.name === "greet" && call.arguments !== '{"who":"Ada"}'
+              ? ToolResult.error(
+                  call.id,
+                  "Input validation error: 7 is not a string",
+                  "invalid_arguments",
+                )
+              : call.name === "greet"
+                ? ToolResult.make(call.id, "hello Ada")
+                : ToolResult.error(call.id, "Input validation error: the disk is full"),
+          ),
+      })
+      let turn = 0
+      const send = () =>
+        Effect.succeed(
+          turn++ === 0
+            ? Completion.make({
+                calls: [ToolCall.make("c1", "greet", '{"who":7}'), ToolCall.make("c2", "save")],
+                finish: "tool_calls",
+              })
+            : Completion.make({ text: "done", finish: "stop" }),
+        )
+      const { asked, repair } = repairWith((broken) =>
+        ToolCall.make(broken.call.id, broken.call.name, '{"who":"Ada"}'),
+      )
+      const result = yield* Loop.run({
+        send,
+        toolbox: refusing,
+        request: Request.make("m"),
+        repair,
+      })
+      assert.deepStrictEqual(
+        asked.map((broken) => [broken.call.id, broken.problem]),
+        [["c1", "Input validation error: 7 is not a string"]],
+      )
+      assert.deepStrictEqual(
+        result.steps[0]!.results.map((r) => [r.content, r.failure]),
+        [
+          ["hello Ada", undefined],
+          ["Input validation error: the disk is full", "handler_failed"],
+        ],
+      )
+    }),
+  )
+
   it.live(
     "a hook that gives nothing leaves the failed result; a mended call is not mended twice",
     () =>

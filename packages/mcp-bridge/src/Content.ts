@@ -1,7 +1,7 @@
 /**
  * An MCP `tools/call` result as one svir result: content blocks become one string.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type { Message } from "@svir/core"
@@ -12,7 +12,7 @@ import { cut } from "./internal/cut.js"
  * A `tools/call` result as the server sent it, read field by field: a block of a type this
  * package does not know still gives a placeholder, never a failure.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface CallResult {
@@ -24,7 +24,7 @@ export interface CallResult {
 /**
  * One content block: its `type` and the fields of that type.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Block {
@@ -37,7 +37,7 @@ export interface Block {
  * as `[image image/png, 1138 bytes]`, a `dataUrl` in the text, or an `attachment` of the result
  * (for wires that carry images and files) with the placeholder in the text.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Media = "placeholder" | "dataUrl" | "attachment"
@@ -45,7 +45,7 @@ export type Media = "placeholder" | "dataUrl" | "attachment"
 /**
  * Options of {@link toToolResult}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -58,7 +58,7 @@ export interface Options {
 /**
  * The most characters of a result's content kept unless told otherwise.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const defaultMaxChars = 100_000
@@ -68,7 +68,9 @@ export const defaultMaxChars = 100_000
  * image or audio block becomes what `media` says; a resource link gives its name and URI; an
  * embedded resource gives its URI and text; `structuredContent` is written as JSON when no block
  * gave text (structured content nested deeper than `Json.maxDepth` gives a failed result).
- * `isError: true` gives a failed result with the server's text. Content longer than
+ * `isError: true` gives a failed result with the server's text (its `failure` is
+ * `invalid_arguments` when the text is the SDKs' refusal of the arguments, else
+ * `handler_failed`). Content longer than
  * `maxChars` is cut, and the cut says how much was left out.
  *
  * @example
@@ -76,10 +78,10 @@ export const defaultMaxChars = 100_000
  * import { Content } from "@svir/mcp-bridge"
  *
  * Content.toToolResult("call_1", { content: [{ type: "text", text: "no such file" }], isError: true })
- * // { callId: "call_1", content: "no such file", isError: true }
+ * // { callId: "call_1", content: "no such file", isError: true, failure: "handler_failed" }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toToolResult = (
@@ -103,11 +105,23 @@ export const toToolResult = (
   }
   text = cut(text, options.maxChars ?? defaultMaxChars)
   if (result.isError === true) {
-    return ToolResult.error(callId, text === "" ? "the tool failed and gave no message" : text)
+    if (text === "") return ToolResult.error(callId, "the tool failed and gave no message")
+    return ToolResult.error(
+      callId,
+      text,
+      refusedArguments.test(text) ? "invalid_arguments" : undefined,
+    )
   }
   const answer = ToolResult.make(callId, text)
   return attachments.length === 0 ? answer : { ...answer, attachments }
 }
+
+/**
+ * How the SDKs' servers word a refusal of a call's arguments in an `isError` result: the
+ * TypeScript SDK's `McpServer` turns its -32602 into "MCP error -32602: Input validation error:
+ * ...", the Python SDK's server writes "Input validation error: ..." (D41).
+ */
+const refusedArguments = /^(?:MCP error -32602: )?Input validation error\b/
 
 const describeBlock = (
   block: Block,

@@ -3,7 +3,7 @@
  * (`elicitation/create`, form mode). Whoever can ask the user provides the {@link Elicitation}
  * service; without it, every request is declined.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
@@ -14,7 +14,7 @@ import type * as Effect from "effect/Effect"
  * The form a server asks for: a flat object of string, number, boolean and enum fields, with
  * the names of the required ones (MCP's restricted subset of JSON Schema).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type RequestedSchema = ElicitRequestFormParams["requestedSchema"]
@@ -23,7 +23,7 @@ export type RequestedSchema = ElicitRequestFormParams["requestedSchema"]
  * What a server asks: `message` is the server's text for the user, `requestedSchema` the form.
  * `server` is the name the server gave itself, so that the user can see who asks.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Request {
@@ -35,7 +35,7 @@ export interface Request {
 /**
  * The values of a filled form, by field name.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Content = Readonly<Record<string, string | number | boolean | ReadonlyArray<string>>>
@@ -44,7 +44,7 @@ export type Content = Readonly<Record<string, string | number | boolean | Readon
  * The user's answer: `accept` with the form's values, `decline` (the user said no) or `cancel`
  * (the user dismissed the form without choosing).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Answer =
@@ -63,7 +63,7 @@ export type Answer =
  * Elicitation.accept({ name: "Ada", subscribe: true })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const accept = (content: Content): Answer => ({ action: "accept", content })
@@ -71,7 +71,7 @@ export const accept = (content: Content): Answer => ({ action: "accept", content
 /**
  * The user said no.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const decline: Answer = { action: "decline" }
@@ -79,7 +79,7 @@ export const decline: Answer = { action: "decline" }
 /**
  * The user dismissed the form without choosing.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const cancel: Answer = { action: "cancel" }
@@ -108,7 +108,7 @@ export const cancel: Answer = { action: "cancel" }
  * const toolbox = McpToolbox.stdio({ command: "mcp-server-everything" }).pipe(Effect.provide(user))
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category services
  */
 export class Elicitation extends Context.Service<

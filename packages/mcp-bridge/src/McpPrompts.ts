@@ -1,7 +1,7 @@
 /**
  * An MCP server's prompts: listed, and got with their arguments, beside its tools.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -14,7 +14,7 @@ import { sdkRequest } from "./internal/request.js"
 /**
  * Bounds of the requests. Every bound has a default.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -33,10 +33,11 @@ export interface Options {
  * toolbox's, the server's own words in `serverMessage` (a missing required argument is the
  * server's error).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface McpPrompts {
+  /** An Effect that lists the server's prompts, following `nextCursor`. */
   readonly list: Effect.Effect<ReadonlyArray<Prompt>, SvirError.SvirError>
   readonly get: (
     name: string,
@@ -59,7 +60,7 @@ export interface McpPrompts {
  * // Effect<GetPromptResult, SvirError>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (

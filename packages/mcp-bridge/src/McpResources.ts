@@ -1,7 +1,7 @@
 /**
  * An MCP server's resources: listed, their templates listed, and read, beside its tools.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -21,7 +21,7 @@ import * as ToolName from "./ToolName.js"
 /**
  * A resource's text, as the server sent it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface TextContents {
@@ -34,7 +34,7 @@ export interface TextContents {
 /**
  * A resource's bytes, decoded from the server's base64.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface BlobContents {
@@ -47,7 +47,7 @@ export interface BlobContents {
 /**
  * One part of what `resources/read` gave: text or bytes.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Contents = TextContents | BlobContents
@@ -55,7 +55,7 @@ export type Contents = TextContents | BlobContents
 /**
  * Bounds of the requests. Every bound has a default.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -70,7 +70,7 @@ export interface Options {
 /**
  * Options of one read.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ReadOptions {
@@ -85,11 +85,13 @@ export interface ReadOptions {
  * error. Every failure is a typed error, redacted like the toolbox's, the server's own words in
  * `serverMessage`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface McpResources {
+  /** An Effect that lists the server's resources, following `nextCursor`. */
   readonly list: Effect.Effect<ReadonlyArray<Resource>, SvirError.SvirError>
+  /** An Effect that lists the server's URI templates, following `nextCursor`. */
   readonly templates: Effect.Effect<ReadonlyArray<ResourceTemplate>, SvirError.SvirError>
   readonly read: (
     uri: string,
@@ -117,7 +119,7 @@ const defaultMaxBlobBytes = 1024 * 1024
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (
@@ -210,7 +212,7 @@ const base64Size = (base64: string): number => {
 /**
  * Options of {@link readTool}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ReadToolOptions extends ReadOptions {
@@ -253,7 +255,7 @@ const readToolSchema: Tool.JsonSchema = {
  * })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const readTool = (
@@ -275,10 +277,13 @@ export const readTool = (
         if (call.name !== name)
           return Effect.succeed(ToolResult.unknownTool(call.id, call.name, [name]))
         const uri = uriArgument(call)
-        if (Result.isFailure(uri)) return Effect.succeed(ToolResult.error(call.id, uri.failure))
+        if (Result.isFailure(uri)) {
+          return Effect.succeed(ToolResult.error(call.id, uri.failure, "invalid_arguments"))
+        }
         return resources.read(uri.success, options).pipe(
           Effect.match({
-            onFailure: (error) => ToolResult.error(call.id, describeFailure(error)),
+            onFailure: (error) =>
+              ToolResult.error(call.id, describeFailure(error), "server_refused"),
             onSuccess: (contents) =>
               Content.toToolResult(call.id, toCallResult(contents), {
                 media: options.media,

@@ -1,7 +1,7 @@
 /**
  * An MCP server's tools as a svir Toolbox, through the official MCP SDK's Client.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 
@@ -35,6 +35,7 @@ import {
   serverFetch,
 } from "./internal/remoteConnection.js"
 import { headerSecrets, makeGrowingRedaction, watchedProvider } from "./internal/remoteSecrets.js"
+import { makeSchemaValidator } from "./internal/schemaValidator.js"
 import { type CallSender, type CallSettings, makeCallSender } from "./internal/sendCall.js"
 import {
   type Connection,
@@ -53,7 +54,7 @@ import * as ToolName from "./ToolName.js"
 /**
  * A call's progress, as the server reported it.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ProgressEvent {
@@ -69,7 +70,7 @@ export interface ProgressEvent {
 /**
  * How a server's tools are offered and called. Every bound has a default.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -113,7 +114,7 @@ export interface Options {
 /**
  * A server started as a child process that speaks MCP on its standard input and output.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface StdioServer {
@@ -148,7 +149,7 @@ export interface StdioServer {
  * `attempts` tries, the second `backoffMillis` after the first and each later one twice as long
  * after the one before. The tools are listed again on the new connection.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Reconnect {
@@ -161,7 +162,7 @@ export interface Reconnect {
 /**
  * A server reached over HTTP, by `sse` (the legacy SSE transport) or `http`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface RemoteServer {
@@ -196,7 +197,7 @@ export interface RemoteServer {
 /**
  * A server reached over Streamable HTTP.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface HttpServer extends RemoteServer {
@@ -210,29 +211,44 @@ export interface HttpServer extends RemoteServer {
 /**
  * A tool of the server's list that is not offered, and why (DECISIONS.md D20).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type { SkippedTool } from "./internal/skippedTool.js"
 
 /**
- * A toolbox over one MCP server. `tools` is the list last fetched, fetched again after the server
- * says it changed; `call` never fails. `serverNames` maps each offered name to the server's own;
- * `skipped` gives the server's tools of that list that are not offered, and why (each is also
- * logged as a warning when the server listed it wrongly); `refresh` fetches the list now; `pid`
- * is the id of the server process running now, when this package started it (a getter: after a
- * restart it is the new process's, and it is `undefined` while none runs). `resources` and
- * `prompts` reach the server's resources and prompts over the same connection.
+ * A toolbox over one MCP server. `tools` is an Effect that gives the list last fetched, fetched
+ * again first after the server says it changed; `call` never fails. `serverNames`, `skipped` and
+ * `refresh` are Effects too; `pid`, `resources` and `prompts` are plain values.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface McpToolbox extends Toolbox.Toolbox {
+  /**
+   * An Effect that gives the server's own name of each offered name, for the same list as
+   * `tools`. It never fails.
+   */
   readonly serverNames: Effect.Effect<ReadonlyMap<string, string>>
+  /**
+   * An Effect that gives the tools of the server's list that are not offered, and why, for the
+   * same list as `tools`. Each is also logged as a warning when the server listed it wrongly. It
+   * never fails.
+   */
   readonly skipped: Effect.Effect<ReadonlyArray<SkippedTool>>
+  /**
+   * An Effect that fetches the server's list now and gives the tools offered. A listing that
+   * fails leaves the list as it was.
+   */
   readonly refresh: Effect.Effect<ReadonlyArray<Tool.Tool>, SvirError.SvirError>
+  /**
+   * The id of the server process running now, when this package started it. A getter: after a
+   * restart it is the new process's, and it is `undefined` while none runs.
+   */
   readonly pid: number | undefined
+  /** The server's resources, over the same connection. */
   readonly resources: McpResources.McpResources
+  /** The server's prompts, over the same connection. */
   readonly prompts: McpPrompts.McpPrompts
 }
 
@@ -261,7 +277,7 @@ const defaultReconnect: ReconnectPolicy = { attempts: 3, backoffMillis: 200 }
  * // Effect<McpToolbox, SvirError, Scope>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const fromClient = (
@@ -309,7 +325,7 @@ const callerConnection = (client: Client): Connection => ({
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const stdio = (
@@ -359,7 +375,7 @@ export const stdio = (
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const http = (
@@ -383,7 +399,7 @@ export const http = (
  * const legacy = McpToolbox.sse({ url: "http://127.0.0.1:3001/sse" }, { prefix: "old" })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const sse = (
@@ -455,6 +471,8 @@ const bridge = (
   Effect.gen(function* () {
     const prefix =
       options.prefix === undefined ? undefined : yield* ToolName.validatePrefix(options.prefix)
+    // Compiles every listing's output schemas, whatever Client is bridged (D42).
+    const validator = makeSchemaValidator()
     // Made from the input schemas once per listing, for the calls of its tools (D36).
     const leftOutNulls = new WeakMap<OfferedTools, ReadonlyMap<string, RemoveLeftOutNulls>>()
     // Each listing asks the connection of its moment.
@@ -462,6 +480,7 @@ const bridge = (
       listTools(session.current().client, {
         prefix,
         redaction,
+        validator,
         maxPages: options.maxPages ?? 100,
         maxTools: options.maxTools ?? 1_000,
         timeoutMillis: options.listTimeoutMillis ?? defaultListTimeoutMillis,
@@ -562,7 +581,12 @@ const makeAnswerer = (
     session.replace(stale, why).pipe(
       Effect.matchEffect({
         onFailure: (error) =>
-          failed(call, `tool ${call.name} cannot be called: ${error.message}`, redaction),
+          failed(
+            call,
+            `tool ${call.name} cannot be called: ${error.message}`,
+            "server_refused",
+            redaction,
+          ),
         // Once only: what fails on the new connection fails the call.
         onSuccess: () => answer(call, false),
       }),
@@ -579,22 +603,32 @@ const makeAnswerer = (
       const serverName = offered.serverNames.get(call.name)
       if (serverName === undefined) {
         const names = offered.tools.map((tool) => tool.name)
-        return failed(call, ToolResult.unknownTool(call.id, call.name, names).content, redaction)
+        const unknown = ToolResult.unknownTool(call.id, call.name, names).content
+        return failed(call, unknown, "unknown_tool", redaction)
       }
       const args = ToolCall.readJson(call.arguments)
-      if (Result.isFailure(args)) return failed(call, args.failure.message, redaction)
+      if (Result.isFailure(args)) {
+        return failed(call, args.failure.message, "invalid_arguments", redaction)
+      }
       if (!Json.isObject(args.success)) {
-        return failed(call, `the arguments of ${call.name} must be a JSON object`, redaction)
+        const message = `the arguments of ${call.name} must be a JSON object`
+        return failed(call, message, "invalid_arguments", redaction)
       }
       const removeNulls = leftOutNulls.get(offered)?.get(call.name)
       const sent = removeNulls === undefined ? args.success : removeNulls(args.success)
       const connection = session.current()
       const closed = connection.state.closed()
       if (closed === undefined) {
-        return send(connection, call, serverName, sent, mayReconnect)
+        const check = offered.outputChecks.get(serverName)
+        return send(connection, call, serverName, sent, check, mayReconnect)
       }
       if (!mayReconnect || !session.reconnects) {
-        return failed(call, `tool ${call.name} cannot be called: ${closed}`, redaction)
+        return failed(
+          call,
+          `tool ${call.name} cannot be called: ${closed}`,
+          "server_refused",
+          redaction,
+        )
       }
       return reconnectThenAnswer(call, connection, closed)
     })
@@ -603,5 +637,9 @@ const makeAnswerer = (
 }
 
 /** A failed result whose text may quote a secret the server or the model echoed (D3). */
-const failed = (call: ToolCall.ToolCall, text: string, redaction: Redaction.Redaction) =>
-  Effect.succeed(ToolResult.error(call.id, redaction.text(text)))
+const failed = (
+  call: ToolCall.ToolCall,
+  text: string,
+  failure: ToolResult.Failure,
+  redaction: Redaction.Redaction,
+) => Effect.succeed(ToolResult.error(call.id, redaction.text(text), failure))

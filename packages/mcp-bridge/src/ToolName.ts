@@ -1,7 +1,7 @@
 /**
  * The names a bridged tool is offered under, and the way back to the server's own names.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 
@@ -17,7 +17,7 @@ const combiningMarks = /\p{M}/gu
 /**
  * The longest name a model is offered.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const maxLength = 64
@@ -25,7 +25,7 @@ export const maxLength = 64
 /**
  * What separates a server's prefix from its tool's name: `files__read_file`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const separator = "__"
@@ -51,7 +51,7 @@ export const separator = "__"
  * ToolName.offered("名前") // "tool_ae08bf8f"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const offered = (serverName: string, prefix?: string): string => {
@@ -80,7 +80,7 @@ export const offered = (serverName: string, prefix?: string): string => {
  * serverName.get("docs__cafe_b2934541") // "café"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const offeredAll = (
@@ -111,7 +111,7 @@ export const offeredAll = (
  * Succeeds with the prefix when it is 1 to 40 characters of `a-z A-Z 0-9 _ -`, or fails with a
  * Config error: a prefix is written by the user, so it is never rewritten.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category validation
  */
 export const validatePrefix = (prefix: string): Effect.Effect<string, SvirError.SvirError> =>

@@ -1,7 +1,7 @@
 /**
  * Any MCP server's tools as a svir Toolbox, through the official MCP SDK.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @packageDocumentation
  */
 

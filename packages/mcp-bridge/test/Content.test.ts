@@ -84,7 +84,12 @@ describe("Content.toToolResult", () => {
 
   it("gives a failed result with the server's text for isError", () => {
     const failed = Content.toToolResult("c1", { content: [text("disk full")], isError: true })
-    assert.deepStrictEqual(failed, { callId: "c1", content: "disk full", isError: true })
+    assert.deepStrictEqual(failed, {
+      callId: "c1",
+      content: "disk full",
+      isError: true,
+      failure: "handler_failed",
+    })
     const silent = Content.toToolResult("c1", { content: [], isError: true })
     assert.isTrue(silent.isError)
     assert.notStrictEqual(silent.content, "")

@@ -170,10 +170,12 @@ describe("McpResources, with @modelcontextprotocol/server-everything over stdio"
       assert.isTrue(unknown?.isError)
       assert.include(unknown?.content, "the server answered with error -32603: ")
       assert.include(unknown?.content, "Unknown resource: demo://resource/dynamic/text/x")
+      assert.strictEqual(unknown?.failure, "server_refused")
       assert.deepStrictEqual(noUri, {
         callId: "c4",
         content: 'the arguments of every__read_resource must be a JSON object with a string "uri"',
         isError: true,
+        failure: "invalid_arguments",
       })
     }),
   )

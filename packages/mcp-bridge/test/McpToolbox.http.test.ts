@@ -4,7 +4,7 @@ import { afterEach, assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Tool, ToolCall } from "@svir/core"
+import { Tool, Toolbox, ToolCall } from "@svir/core"
 import { Deferred, Effect, Fiber, Schedule } from "effect"
 import * as z from "zod"
 import { McpToolbox } from "../src/index.js"
@@ -56,10 +56,96 @@ describe("McpToolbox over Streamable HTTP, with SDK servers on 127.0.0.1", () =>
       })
       const toolbox = yield* McpToolbox.http({ url })
       const full = yield* toolbox.call(ToolCall.make("c1", "full"))
-      assert.deepStrictEqual(full, { callId: "c1", content: "disk full", isError: true })
+      assert.deepStrictEqual(full, {
+        callId: "c1",
+        content: "disk full",
+        isError: true,
+        failure: "handler_failed",
+      })
       const thrown = yield* toolbox.call(ToolCall.make("c2", "throws"))
       assert.isTrue(thrown.isError)
+      assert.strictEqual(thrown.failure, "handler_failed")
       assert.include(thrown.content, "boom at line 3")
+    }),
+  )
+
+  it.live("checks structured content against the output schema, as the specification says", () =>
+    Effect.gen(function* () {
+      const { url } = yield* serveHttp(() => {
+        const server = new Server(
+          { name: "shaped", version: "1.0.0" },
+          { capabilities: { tools: {} } },
+        )
+        const outputSchema = {
+          type: "object" as const,
+          properties: { n: { type: "number" } },
+          required: ["n"],
+        }
+        server.setRequestHandler(ListToolsRequestSchema, () => ({
+          tools: ["none", "wrong", "right", "failing"].map((name) => ({
+            name,
+            inputSchema: { type: "object" as const },
+            outputSchema,
+          })),
+        }))
+        server.setRequestHandler(CallToolRequestSchema, (request) => {
+          switch (request.params.name) {
+            case "none":
+              return text("no structure")
+            case "wrong":
+              return { ...text("n is x"), structuredContent: { n: "x" } }
+            case "right":
+              return { ...text("n is 1"), structuredContent: { n: 1 } }
+            default:
+              return { ...text("it broke"), isError: true }
+          }
+        })
+        return server
+      })
+      const toolbox = yield* McpToolbox.http({ url })
+      const [none, wrong, right, failing] = yield* Toolbox.callAll(toolbox, [
+        ToolCall.make("c1", "none"),
+        ToolCall.make("c2", "wrong"),
+        ToolCall.make("c3", "right"),
+        ToolCall.make("c4", "failing"),
+      ])
+      assert.deepStrictEqual(none, {
+        callId: "c1",
+        content: "tool none has an output schema but answered without structured content",
+        isError: true,
+        failure: "handler_failed",
+      })
+      assert.strictEqual(wrong?.failure, "handler_failed")
+      assert.match(
+        wrong?.content ?? "",
+        /^tool wrong answered structured content that does not match its output schema: data\/n must be number/,
+      )
+      assert.deepStrictEqual(right, { callId: "c3", content: "n is 1", isError: false })
+      assert.deepStrictEqual(failing, {
+        callId: "c4",
+        content: "it broke",
+        isError: true,
+        failure: "handler_failed",
+      })
+    }),
+  )
+
+  it.live("says invalid_arguments when the SDK's server refuses the arguments by its schema", () =>
+    Effect.gen(function* () {
+      const { url } = yield* serveHttp(() => {
+        const server = new McpServer({ name: "typed", version: "1.0.0" })
+        server.registerTool("greet", { inputSchema: { who: z.string() } }, ({ who }) =>
+          text(`hello ${who}`),
+        )
+        return server
+      })
+      const toolbox = yield* McpToolbox.http({ url })
+      const refused = yield* toolbox.call(ToolCall.make("c1", "greet", '{"who":7}'))
+      assert.isTrue(refused.isError)
+      assert.include(refused.content, "Input validation error")
+      assert.strictEqual(refused.failure, "invalid_arguments")
+      const fine = yield* toolbox.call(ToolCall.make("c2", "greet", '{"who":"Ada"}'))
+      assert.deepStrictEqual(fine, { callId: "c2", content: "hello Ada", isError: false })
     }),
   )
 

@@ -45,7 +45,7 @@ describe("McpToolbox.stdio with a server whose schemas are hostile", () => {
       assert.isTrue(refused.isError)
       assert.match(
         refused.content,
-        /Structured content does not match the tool's output schema: data\/s must match pattern "\^\(a\|a\)\*\$"/,
+        /^tool patterned answered structured content that does not match its output schema: data\/s must match pattern "\^\(a\|a\)\*\$"/,
       )
       assert.deepStrictEqual(yield* call(toolbox, "patterned", { s: "a".repeat(10_000) }), {
         isError: false,

@@ -3,7 +3,7 @@
  * reads the answer, whole or streamed. No I/O: any transport (fetch, undici, a proxy, a test)
  * sends the body and hands the bytes back.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import type { Codec, Completion, Event, Request } from "@svir/core"
@@ -36,7 +36,7 @@ import type * as RequestBody from "./RequestBody.js"
  *   the source `think`, for servers with no reasoning parser; `"keep"` leaves it in the text
  *   (DECISIONS.md D34).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -61,7 +61,7 @@ const resolveOptions = (options: Options | undefined): DecoderOptions.Resolved =
 /**
  * The codec's name.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const name = "openai-chat"
@@ -69,7 +69,7 @@ export const name = "openai-chat"
 /**
  * The endpoint below the base URL.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const path = "/chat/completions"
@@ -209,7 +209,7 @@ export const http: Partial<Codec.Http> = {
  * What a failed tool result's content is prefixed with: Chat Completions has no field that marks
  * a failed call. Added by the encoder only (DECISIONS.md D4).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const errorPrefix: string = Encoder.errorPrefix
@@ -217,7 +217,7 @@ export const errorPrefix: string = Encoder.errorPrefix
 /**
  * What a tool result with empty or blank content is sent as (DECISIONS.md D5).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constants
  */
 export const emptyResultContent: string = Encoder.emptyResultContent
@@ -265,7 +265,7 @@ export const optionalFields: ReadonlyArray<string> = Encoder.optionalFields
  * // { model: "gpt-4o-mini", stream: true, messages: [...] }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category encoding
  */
 export const encode = (
@@ -297,7 +297,7 @@ export const encode = (
  * `{"detail": ...}`) gives a Server, ContextOverflow or ContentFilter error, with the server's
  * words in `serverMessage` (never in `message`, which gets logged).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decodeResponse = (
@@ -322,7 +322,7 @@ export const decodeResponse = (
  * const step = decoder.push(bytes) // events: TextDelta "Hi", then Completed
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decoder = (options?: Options): Codec.StreamDecoder =>
@@ -339,7 +339,7 @@ export const decoder = (options?: Options): Codec.StreamDecoder =>
  * codec.path // "/chat/completions"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = (options?: Options): Codec.Codec => ({
@@ -365,7 +365,7 @@ export const make = (options?: Options): Codec.Codec => ({
  * const events = OpenAiCodec.decodeStream(body) // Stream<Event, SvirError>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category decoding
  */
 export const decodeStream = <E, R>(

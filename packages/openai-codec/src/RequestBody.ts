@@ -2,14 +2,14 @@
  * The JSON body of a Chat Completions request, as the encoder writes it. A test checks that it
  * satisfies the official `openai` package's `ChatCompletionCreateParams`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 
 /**
  * A text content part.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface TextContentPart {
@@ -20,7 +20,7 @@ export interface TextContentPart {
 /**
  * An image content part: an `https:` URL or a `data:` URL.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ImageContentPart {
@@ -31,7 +31,7 @@ export interface ImageContentPart {
 /**
  * The system prompt.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface SystemMessage {
@@ -42,7 +42,7 @@ export interface SystemMessage {
 /**
  * A user turn: plain text, or, when it has images, one text part and then the images (D9).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface UserMessage {
@@ -53,7 +53,7 @@ export interface UserMessage {
 /**
  * A call as sent back in history. `arguments` is never empty (see DECISIONS.md D3).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ToolCallParam {
@@ -67,7 +67,7 @@ export interface ToolCallParam {
  * `Request.sendReasoning(true)`, its reasoning goes back under the key it arrived with,
  * `reasoning_content` or `reasoning` (D7).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface AssistantMessage {
@@ -81,7 +81,7 @@ export interface AssistantMessage {
 /**
  * The result of one call: its content, and its text files after it, as one string (D9).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ToolMessage {
@@ -93,7 +93,7 @@ export interface ToolMessage {
 /**
  * A message of the body.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage
@@ -101,7 +101,7 @@ export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolM
 /**
  * A tool offered to the model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface FunctionTool {
@@ -117,7 +117,7 @@ export interface FunctionTool {
 /**
  * The tool choice as sent: `"none"`, `"required"` or a named function.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ToolChoiceParam = "none" | "required" | { type: "function"; function: { name: string } }
@@ -126,7 +126,7 @@ export type ToolChoiceParam = "none" | "required" | { type: "function"; function
  * The response format as sent. `{ type: "text" }` is every server's default and is not sent
  * (D41); it stays in the type, which follows the wire.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ResponseFormatParam =
@@ -158,7 +158,7 @@ export interface PredictionParam {
  * sets them; `parallel_tool_calls` only when tools are offered too (D49). A body also carries the
  * request's extra fields (`Request.extra`), which this type does not name (D50).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Fields {
@@ -200,7 +200,7 @@ export interface Fields {
  * The body of a streamed request. `stream_options` asks for the usage in the last chunk, only
  * when the request sets `includeUsage` to `true` (D41), and is left out by lean encoding (D40).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Streaming extends Fields {
@@ -211,7 +211,7 @@ export interface Streaming extends Fields {
 /**
  * The body of a request answered whole.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface NonStreaming extends Fields {
@@ -221,7 +221,7 @@ export interface NonStreaming extends Fields {
 /**
  * The body of a Chat Completions request.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type RequestBody = Streaming | NonStreaming

@@ -3,7 +3,7 @@
  * an HTTP answer that is not a success, as a whole response, or inside a stream. The words are
  * the server's own; the code and the type say what happened (DECISIONS.md D12, D29).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import { Json } from "@svir/core"
@@ -12,7 +12,7 @@ import { Json } from "@svir/core"
  * What an error body says: the server's words (`undefined` when it names none), its `code` (a
  * string such as `context_length_exceeded`, or a number such as `400`) and its `type`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Reading {
@@ -34,7 +34,7 @@ export interface Reading {
  * ServerError.isErrorBody({ choices: [] }) // false
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isErrorBody = (body: { readonly [key: string]: unknown }): boolean => {
@@ -58,7 +58,7 @@ export const isErrorBody = (body: { readonly [key: string]: unknown }): boolean 
  * ServerError.read({ error: { code: 400, type: "exceed_context_size_error" } }).type // "exceed_context_size_error"
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category parsing
  */
 export const read = (body: { readonly [key: string]: unknown }): Reading => {
@@ -119,7 +119,7 @@ const overflowWords =
  * ServerError.isContextOverflow({ words: "bad key", code: "invalid_api_key", type: undefined }) // false
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isContextOverflow = (reading: Reading): boolean =>
@@ -132,7 +132,7 @@ export const isContextOverflow = (reading: Reading): boolean =>
  * when the code is absent). A client asks this of a 400, 413 or 422; the codec of every error
  * inside an answer. D29.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isContentFilter = (reading: Reading): boolean =>

@@ -2,7 +2,7 @@
  * The Chat Completions codec for svir: a pure encoder of requests and a decoder of answers and
  * streams, for any transport.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @packageDocumentation
  */
 

@@ -2,7 +2,7 @@
  * The arguments of a tool: the schema they are decoded with, and the JSON Schema the model sees,
  * derived from that same schema.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import { Json, type Tool } from "@svir/core"
@@ -16,7 +16,7 @@ import { allowsNull, mapChildren } from "./internal/jsonSchema.js"
  * (Standard Schema) and describes itself as JSON Schema (Standard JSON Schema), such as any zod 4
  * schema.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface StandardArguments<A = unknown> {
@@ -27,7 +27,7 @@ export interface StandardArguments<A = unknown> {
  * What the arguments of a tool can be described with: an Effect Schema (decoded through its
  * canonical JSON codec) or a {@link StandardArguments} schema.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type ArgumentsSchema = Schema.Top | StandardArguments<unknown>
@@ -35,7 +35,7 @@ export type ArgumentsSchema = Schema.Top | StandardArguments<unknown>
 /**
  * The decoded type of an {@link ArgumentsSchema}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Type<S> = S extends Schema.Top
@@ -47,7 +47,7 @@ export type Type<S> = S extends Schema.Top
 /**
  * The services decoding an {@link ArgumentsSchema} needs (none for a Standard Schema).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Services<S> = S extends Schema.Top ? S["DecodingServices"] : never
@@ -68,7 +68,7 @@ export type Services<S> = S extends Schema.Top ? S["DecodingServices"] : never
  * // JSON Schema: limit is { type: "integer", default: 10 } and is not required
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const withDefault =
@@ -138,7 +138,7 @@ const tidy = (node: unknown): unknown => {
  * //   required: ["id"], additionalProperties: false }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category converting
  */
 export const jsonSchema = (schema: Schema.Top): Tool.JsonSchema => {
@@ -154,7 +154,7 @@ export const jsonSchema = (schema: Schema.Top): Tool.JsonSchema => {
  * The JSON Schema a Standard JSON Schema (zod 4, ...) gives for its input, made plain the same
  * way as {@link jsonSchema}: no `$schema` line, closed objects.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category converting
  */
 export const standardJsonSchema = (schema: StandardArguments<unknown>): Tool.JsonSchema =>
@@ -218,7 +218,7 @@ const strictNode = (node: unknown): unknown => {
  * //   required: ["query", "limit"], additionalProperties: false }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category converting
  */
 export const strict = (schema: Tool.JsonSchema): Tool.JsonSchema =>

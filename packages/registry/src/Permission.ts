@@ -2,12 +2,11 @@
  * Permissions: a policy, provided as a service, that decides whether a tool is offered and whether
  * a call of it may run, and may ask someone first.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
-import { type Tool, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { Guard, type Tool, Toolbox, type ToolCall } from "@svir/core"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Entry, toEffect } from "./internal/entry.js"
@@ -15,36 +14,35 @@ import { fromEntries, isTools } from "./internal/registry.js"
 import type * as Tools from "./Tools.js"
 
 /**
- * Whether a call may run. A denied call gets the failed result `permission denied: REASON`.
+ * Whether a call may run: core's `Guard.Decision`, the type the loop's `Approval` uses too. A
+ * denied call gets the failed result `permission denied: REASON`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
-export type Decision =
-  | { readonly _tag: "Allow" }
-  | { readonly _tag: "Deny"; readonly reason: string }
+export type Decision = Guard.Decision
 
 /**
- * The call may run.
+ * The call may run (core's `Guard.allow`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
-export const allow: Decision = { _tag: "Allow" }
+export const allow: Decision = Guard.allow
 
 /**
- * The call may not run, for the reason given (the model reads it).
+ * The call may not run, for the reason given (core's `Guard.deny`; the model reads it).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
-export const deny = (reason: string): Decision => ({ _tag: "Deny", reason })
+export const deny: (reason: string) => Decision = Guard.deny
 
 /**
  * The policy a guarded registry asks: `visible` decides whether a tool is offered to the model
  * (a hidden tool is answered as if it did not exist), `decide` whether a call may run.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category services
  */
 export class Policy extends Context.Service<
@@ -60,7 +58,7 @@ export class Policy extends Context.Service<
  * Answers `true` to let the call run. Asked through {@link confirm}, the call's time limit stands
  * still while the person decides (`Toolbox.paused`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category services
  */
 export class Confirm extends Context.Service<
@@ -74,7 +72,7 @@ export class Confirm extends Context.Service<
  * Asks {@link Confirm} and allows the call on yes; on no, denies it saying what was asked. For
  * use in a policy's `decide`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const confirm = (
@@ -92,7 +90,7 @@ export const confirm = (
  * The rules of a policy. Each may answer at once or through an Effect that uses services (such as
  * {@link Confirm}); a rule left out allows everything.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Rules<R> {
@@ -119,7 +117,7 @@ export interface Rules<R> {
  * // Layer<Policy, never, Confirm>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category layers
  */
 export const layer = <R = never>(rules: Rules<R>): Layer.Layer<Policy, never, R> =>
@@ -138,9 +136,6 @@ export const layer = <R = never>(rules: Rules<R>): Layer.Layer<Policy, never, R>
       })
     }),
   )
-
-const denied = (call: ToolCall.ToolCall, decision: Decision): ToolResult.ToolResult =>
-  ToolResult.error(call.id, `permission denied: ${decision._tag === "Deny" ? decision.reason : ""}`)
 
 /**
  * Guards every tool of a toolbox with the {@link Policy}: hidden tools are not offered and are
@@ -165,7 +160,7 @@ const denied = (call: ToolCall.ToolCall, decision: Decision): ToolResult.ToolRes
  * const guarded = Permission.guard(files) // Toolbox<Policy>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const guard = <T extends Toolbox.Toolbox<unknown>>(toolbox: T): Guarded<T> =>
@@ -200,7 +195,7 @@ const guardRegistry = <R>(tools: Tools.Tools<R>): Tools.Tools<R | Policy> => {
           Effect.flatMap(policy.decide(entry.tool, call), (decision) =>
             decision._tag === "Allow"
               ? toEffect(entry.answer(call))
-              : Effect.succeed(denied(call, decision)),
+              : Effect.succeed(Guard.denied(call, decision.reason)),
           ),
         ),
     })
@@ -208,33 +203,10 @@ const guardRegistry = <R>(tools: Tools.Tools<R>): Tools.Tools<R | Policy> => {
   return fromEntries(entries)
 }
 
-/** R8: any toolbox, guarded through its contract alone: `tools` and `call`. */
-const guardToolbox = <R>(toolbox: Toolbox.Toolbox<R>): Toolbox.Toolbox<R | Policy> => {
-  const offered = Effect.flatMap(Effect.service(Policy), (policy) =>
-    Effect.flatMap(toolbox.tools, (tools) => Effect.filter(tools, (tool) => policy.visible(tool))),
-  )
-  return Toolbox.make({
-    tools: offered,
-    call: (call) =>
-      Effect.flatMap(Effect.service(Policy), (policy) =>
-        Effect.flatMap(offered, (tools) => {
-          const tool = tools.find((tool) => tool.name === call.name)
-          if (tool === undefined) {
-            return Effect.succeed(
-              ToolResult.unknownTool(
-                call.id,
-                call.name,
-                tools.map((tool) => tool.name),
-              ),
-            )
-          }
-          // The caller of the guarded toolbox bounds the call's time, once.
-          return Effect.flatMap(policy.decide(tool, call), (decision) =>
-            decision._tag === "Allow"
-              ? Toolbox.callSafely(toolbox, call, { timeout: Duration.infinity })
-              : Effect.succeed(denied(call, decision)),
-          )
-        }),
-      ),
+/** R8: any toolbox, guarded through its contract alone (`tools` and `call`), by core's guard. */
+const guardToolbox = <R>(toolbox: Toolbox.Toolbox<R>): Toolbox.Toolbox<R | Policy> =>
+  Guard.guard(toolbox, {
+    visible: (tool) => Effect.flatMap(Effect.service(Policy), (policy) => policy.visible(tool)),
+    decide: (tool, call) =>
+      Effect.flatMap(Effect.service(Policy), (policy) => policy.decide(tool, call)),
   })
-}

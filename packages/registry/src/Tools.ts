@@ -1,7 +1,7 @@
 /**
  * A registry of tools and their handlers: a {@link Toolbox.Toolbox} you build by chaining.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import {
@@ -14,7 +14,6 @@ import {
   type ToolCall,
   type ToolResult,
 } from "@svir/core"
-import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { dual } from "effect/Function"
@@ -33,7 +32,7 @@ import {
  * answers its calls. `R` is the services the handlers need; it cannot answer a call until the
  * caller provides them. Immutable: every function here returns a new registry.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Tools<R = never> extends Registry<R> {}
@@ -43,7 +42,7 @@ export interface Tools<R = never> extends Registry<R> {}
  * object or array is written as JSON. A handler may give it at once, as a Promise, or as an
  * Effect; an Effect that fails gives a failed result whose content is the error's message.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Output = Entry.Output
@@ -69,7 +68,7 @@ export type Output = Entry.Output
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type HandlerOptions = Entry.HandlerOptions
@@ -78,7 +77,7 @@ export type HandlerOptions = Entry.HandlerOptions
  * A handler: the decoded arguments, the call they came with, and {@link HandlerOptions}, to an
  * {@link Output}.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Handler<A, E = never, R = never> = Entry.Handler<A, E, R>
@@ -86,7 +85,7 @@ export type Handler<A, E = never, R = never> = Entry.Handler<A, E, R>
 /**
  * Whether a value is a {@link Tools} registry.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category guards
  */
 export const isTools: (u: unknown) => u is Tools<unknown> = isToolsValue
@@ -94,7 +93,7 @@ export const isTools: (u: unknown) => u is Tools<unknown> = isToolsValue
 /**
  * The registry with no tools, where every chain starts.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const empty: Tools<never> = fromEntries(new Map())
@@ -186,7 +185,7 @@ const refused = (tool: Tool.Tool, message: string): Entry.Entry<never> => {
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const add: {
@@ -248,7 +247,7 @@ export const add: {
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const addTool: {
@@ -296,20 +295,8 @@ export const addTool: {
 )
 
 /**
- * Two registries that offer the same tool name: where one registry or toolset meets another,
- * a clash is a mistake to fix, not a tool to replace silently.
- *
- * @since 0.1.0
- * @category errors
- */
-export class ToolClash extends Data.TaggedError("ToolClash")<{
-  readonly names: ReadonlyArray<string>
-  readonly message: string
-}> {}
-
-/**
- * One registry with the tools of both. Fails with {@link ToolClash}, naming every clashing tool,
- * when both offer a name.
+ * One registry with the tools of both. Fails with core's `Toolbox.ToolClash`, naming every
+ * clashing tool, when both offer a name: the error `Toolbox.combine` gives for the same mistake.
  *
  * @example
  * ```ts
@@ -318,34 +305,30 @@ export class ToolClash extends Data.TaggedError("ToolClash")<{
  *
  * declare const files: Tools.Tools
  * declare const notes: Tools.Tools
- * const both = Tools.merge(files, notes) // Effect<Tools, ToolClash>
+ * const both = Tools.merge(files, notes) // Effect<Tools, Toolbox.ToolClash>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const merge: {
-  <R2>(that: Tools<R2>): <R>(self: Tools<R>) => Effect.Effect<Tools<R | R2>, ToolClash>
-  <R, R2>(self: Tools<R>, that: Tools<R2>): Effect.Effect<Tools<R | R2>, ToolClash>
-} = dual(2, <R, R2>(self: Tools<R>, that: Tools<R2>): Effect.Effect<Tools<R | R2>, ToolClash> => {
-  const names = [...that.entries.keys()].filter((name) => self.entries.has(name))
-  if (names.length > 0) {
-    return Effect.fail(
-      new ToolClash({
-        names,
-        message: `both registries offer ${names.length === 1 ? "a tool" : "tools"} named ${names.join(", ")}`,
-      }),
+  <R2>(that: Tools<R2>): <R>(self: Tools<R>) => Effect.Effect<Tools<R | R2>, Toolbox.ToolClash>
+  <R, R2>(self: Tools<R>, that: Tools<R2>): Effect.Effect<Tools<R | R2>, Toolbox.ToolClash>
+} = dual(
+  2,
+  <R, R2>(self: Tools<R>, that: Tools<R2>): Effect.Effect<Tools<R | R2>, Toolbox.ToolClash> => {
+    const names = [...that.entries.keys()].filter((name) => self.entries.has(name))
+    if (names.length > 0) return Effect.fail(Toolbox.ToolClash.of(names))
+    return Effect.succeed(
+      fromEntries(new Map<string, Entry.Entry<R | R2>>([...self.entries, ...that.entries])),
     )
-  }
-  return Effect.succeed(
-    fromEntries(new Map<string, Entry.Entry<R | R2>>([...self.entries, ...that.entries])),
-  )
-})
+  },
+)
 
 /**
  * The names of the tools registered, whether offered now or not.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category getters
  */
 export const names = <R>(self: Tools<R>): ReadonlyArray<string> => [...self.entries.keys()]
@@ -355,7 +338,7 @@ export const names = <R>(self: Tools<R>): ReadonlyArray<string> => [...self.entr
  * schema is in the form OpenAI's `strict: true` requires (see {@link Arguments.strict}), and each
  * tool asks for it, so the Chat Completions codec sends `"strict": true`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category getters
  */
 export const definitions = <R>(
@@ -387,7 +370,7 @@ export const definitions = <R>(
  * text that is not a duration) is a mistake in the program, not in the model's call: the call
  * dies with a `SvirError` of kind `Config` naming the option, when it runs (R4).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface CallOptions {
@@ -468,12 +451,16 @@ const inOrder = <R>(
   self: Tools<R>,
   calls: ReadonlyArray<ToolCall.ToolCall>,
   bounds: Bounds,
+  tracing: boolean,
 ): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> =>
   Effect.suspend(() => {
     const results: Array<ToolResult.ToolResult> = []
     const from = (start: number): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>, never, R> => {
       for (let i = start; i < calls.length; i++) {
-        const answer = answerWithin(self, calls[i]!, bounds)
+        const call = calls[i]!
+        const answer = tracing
+          ? GenAi.executeTool(call, Entry.toEffect(answerWithin(self, call, bounds)))
+          : answerWithin(self, call, bounds)
         if (Effect.isEffect(answer)) {
           return Effect.flatMap(answer, (result) => {
             results.push(result)
@@ -503,7 +490,7 @@ const inOrder = <R>(
  * // Effect<ToolResult>
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category answering
  */
 export const call = <R>(
@@ -533,7 +520,7 @@ export const call = <R>(
  * const results = Tools.callAll(tools, calls, { concurrency: 4, timeout: "10 seconds" })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category answering
  */
 export const callAll = <R>(
@@ -544,18 +531,16 @@ export const callAll = <R>(
   const checked = boundsOf(options)
   if (Result.isFailure(checked)) return Effect.die(checked.failure)
   const bounds = checked.success
-  // Calls that run at once, or in spans, go through core's `Toolbox.callAll`, which keeps the
-  // calls' order; one at a time with no tracer that exports, answers given at once stay plain
-  // values (R10).
-  const within: Toolbox.Toolbox<R> = {
-    tools: self.tools,
-    call: (call) => GenAi.executeTool(call, Entry.toEffect(answerWithin(self, call, bounds))),
-  }
+  // Calls that run at once go through core's `Toolbox.callAll`, which keeps the calls' order.
+  // One at a time, answers given at once stay plain values; a tracer that exports only puts
+  // each answer in its span (R10, R14).
   if (bounds.concurrency !== 1) {
+    const within: Toolbox.Toolbox<R> = {
+      tools: self.tools,
+      call: (call) => GenAi.executeTool(call, Entry.toEffect(answerWithin(self, call, bounds))),
+    }
     return Toolbox.callAll(within, calls, { ...untimed, concurrency: bounds.concurrency })
   }
   const list = Array.from(calls)
-  return Effect.flatMap(GenAi.isTracing, (tracing) =>
-    tracing ? Toolbox.callAll(within, list, untimed) : inOrder(self, list, bounds),
-  )
+  return Effect.flatMap(GenAi.isTracing, (tracing) => inOrder(self, list, bounds, tracing))
 }

@@ -1,7 +1,7 @@
 /**
  * Toolsets: several tools that share one state object (polaris's `#[toolset]`).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import { Tool, type ToolCall } from "@svir/core"
@@ -17,7 +17,7 @@ import type * as Tools from "./Tools.js"
  * A handler of a toolset: the shared state comes first, then the decoded arguments, the call and
  * the {@link Tools.HandlerOptions} (the signal that tells a Promise handler its call was stopped).
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Method<State, A, E = never, R = never> = (
@@ -31,7 +31,7 @@ export type Method<State, A, E = never, R = never> = (
  * Tools written against a state object of type `State`. {@link tools} gives them one state and
  * makes a registry; every handler sees that same object.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Toolset<in State, out R = never> extends Pipeable.Pipeable {
@@ -67,7 +67,7 @@ const fromBuild = <State, R>(build: ReadonlyArray<(self: State) => Entry.Entry<R
  * const tools = Toolset.tools(CounterTools, { count: 0 })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const make = <State>(): Toolset<State> => fromBuild<State, never>([])
@@ -76,7 +76,7 @@ export const make = <State>(): Toolset<State> => fromBuild<State, never>([])
  * Adds a tool to a toolset, the same way {@link Tools.add} adds one to a registry; its handler
  * receives the shared state first.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category combinators
  */
 export const add: {
@@ -116,7 +116,7 @@ export const add: {
  * The registry of a toolset's tools, all sharing `state`. Merge it into another registry with
  * {@link Tools.merge}, which reports a name both offer.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const tools = <State, R>(self: Toolset<State, R>, state: State): Tools.Tools<R> => {

@@ -20,7 +20,7 @@ const stuck = () => {
 
 const call = (id: string) => ToolCall.make(id, "hang", '{"id": 1}')
 const stopped = (id: string) =>
-  ToolResult.error(id, "tool hang did not answer within 1m and was stopped")
+  ToolResult.error(id, "tool hang did not answer within 1m and was stopped", "timed_out")
 
 describe("Tools: a default time limit", () => {
   it.effect(

@@ -81,7 +81,11 @@ describe("registration", () => {
       const clash = yield* Effect.flip(Tools.merge(left, left))
       assert.strictEqual(clash._tag, "ToolClash")
       assert.deepStrictEqual(clash.names, ["a", "b"])
-      assert.strictEqual(clash.message, "both registries offer tools named a, b")
+      assert.deepStrictEqual(clash, Toolbox.ToolClash.of(["a", "b"]))
+      assert.strictEqual(
+        clash.message,
+        "two toolboxes offer tools named a, b: rename one, or give one of them a prefix",
+      )
       const piped = yield* left.pipe(Tools.merge(right))
       assert.deepStrictEqual(Tools.names(piped), ["a", "b", "c"])
     }),

@@ -2,7 +2,7 @@
  * What a scripted server answers to one request: a reply (text, calls, reasoning), an HTTP error,
  * raw bytes, or nothing at all. Each answer of a script is used by exactly one request.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 
@@ -10,7 +10,7 @@
  * A call the scripted model makes. `arguments` is the JSON text sent (an object is written as
  * JSON); it defaults to `"{}"`. `id` defaults to a fresh `call_<n>`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Call {
@@ -23,7 +23,7 @@ export interface Call {
  * The quirks of real servers and the faults of real networks, on request. Each one is off unless
  * set. Set them on one answer, or on the server for every reply.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Quirks {
@@ -58,7 +58,7 @@ export interface Quirks {
 /**
  * How a reply is shaped, beyond its content.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ReplyOptions {
@@ -76,7 +76,7 @@ export interface ReplyOptions {
  * An answer of the model: text, reasoning and calls. Streamed as Chat Completions chunks when the
  * request asks for a stream, else one JSON body.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Reply {
@@ -90,7 +90,7 @@ export interface Reply {
 /**
  * An HTTP answer with a status, a body and headers, such as a 401 or a 429 with `Retry-After`.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Status {
@@ -105,7 +105,7 @@ export interface Status {
 /**
  * Bytes sent as given, for replaying a recorded answer: the pieces are written one by one.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Raw {
@@ -126,7 +126,7 @@ export interface Raw {
 /**
  * No answer at all: the request is read and the connection held open until the client leaves.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Hang {
@@ -136,7 +136,7 @@ export interface Hang {
 /**
  * One answer of a script.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export type Answer = Reply | Status | Raw | Hang
@@ -155,7 +155,7 @@ export type Answer = Reply | Status | Raw | Hang
  * })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const reply = (
@@ -184,7 +184,7 @@ export const reply = (
  * Answer.text("Hi", { quirks: { noDone: true } })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const text = (text: string, options: ReplyOptions = {}): Reply => reply({ text }, options)
@@ -200,7 +200,7 @@ export const text = (text: string, options: ReplyOptions = {}): Reply => reply({
  * Answer.toolCalls([{ name: "lookup", arguments: '{"id":42}' }], { quirks: { missingIds: true } })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const toolCalls = (calls: ReadonlyArray<Call>, options: ReplyOptions = {}): Reply =>
@@ -218,7 +218,7 @@ export const toolCalls = (calls: ReadonlyArray<Call>, options: ReplyOptions = {}
  * Answer.status(401, "no key", { stallBody: true })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const status = (
@@ -254,7 +254,7 @@ export const status = (
  * })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const error = (
@@ -293,7 +293,7 @@ export const error = (
  * Answer.raw("", { status: 401, headers: { "content-type": "application/json" }, holdOpen: true })
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const raw = (
@@ -324,7 +324,7 @@ export const raw = (
  * No answer: the connection stays open, silent, until the client gives up. For connect
  * timeouts and interruption.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const hang: Hang = { _tag: "Hang" }

@@ -7,7 +7,7 @@
  * lists the models in a body both wires read. Every request is recorded, so a test can check what
  * was sent.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @module
  */
 import * as Http from "node:http"
@@ -24,7 +24,7 @@ import * as MessagesBodies from "./internal/messagesBodies.js"
  * and as parsed JSON (`undefined` when it is not JSON), and whether the client left before its
  * answer was whole.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface RecordedRequest {
@@ -40,7 +40,7 @@ export interface RecordedRequest {
 /**
  * Options of a scripted server.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface Options {
@@ -74,7 +74,7 @@ export interface Options {
 /**
  * A running scripted server.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface ScriptedServer {
@@ -99,7 +99,7 @@ export interface ScriptedServer {
 /**
  * A scripted server started without Effect: close it when done.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export interface RunningScriptedServer extends ScriptedServer {
@@ -110,7 +110,7 @@ export interface RunningScriptedServer extends ScriptedServer {
 /**
  * The server could not listen on 127.0.0.1.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category errors
  */
 export class ScriptedServerError extends Data.TaggedError("ScriptedServerError")<{
@@ -121,7 +121,7 @@ export class ScriptedServerError extends Data.TaggedError("ScriptedServerError")
 /**
  * The message of the 500 a request gets when the script has no answer left.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category models
  */
 export const exhaustedMessage = (requestNumber: number, scriptLength: number): string =>
@@ -147,7 +147,7 @@ export const exhaustedMessage = (requestNumber: number, scriptLength: number): s
  * )
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const start = (
@@ -185,7 +185,7 @@ export const start = (
  * }
  * ```
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category constructors
  */
 export const listen = (

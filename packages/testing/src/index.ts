@@ -1,7 +1,7 @@
 /**
  * A scripted OpenAI-compatible server for testing tool-calling loops without a model.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @packageDocumentation
  */
 

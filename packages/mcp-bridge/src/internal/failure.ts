@@ -3,7 +3,7 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { SvirError } from "@svir/core"
+import { SvirError, type ToolResult } from "@svir/core"
 import { answerTooLargeCode } from "./bounded.js"
 
 /** Whether the SDK rejected because the connection closed under the request. */
@@ -120,6 +120,18 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
   }
   return SvirError.make("Transport", message, { cause: error })
 }
+
+/**
+ * Why a call failed, for code (`ToolResult.failure`): a timeout; the server's "invalid params"
+ * (-32602), which is what real servers answer for arguments their schema refuses; otherwise the
+ * server refused the call or could not answer it.
+ */
+export const callFailureOf = (error: unknown): ToolResult.Failure =>
+  isTimeout(error)
+    ? "timed_out"
+    : error instanceof McpError && error.code === ErrorCode.InvalidParams
+      ? "invalid_arguments"
+      : "server_refused"
 
 /**
  * Why a call got no result, as its failed result says it: a timeout of the SDK, a refusal of the

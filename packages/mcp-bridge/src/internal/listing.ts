@@ -1,11 +1,12 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { type Tool as McpTool, PaginatedResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import { PaginatedResultSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import type { Redaction, SvirError } from "@svir/core"
 import { Text } from "@svir/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { describe } from "./failure.js"
 import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
+import { compileOutputCheck } from "./outputCheck.js"
 import { cursorParams, listPages } from "./pages.js"
 import { uncheckedPatterns } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
@@ -51,6 +52,8 @@ export interface ListingSettings extends Bounds {
   readonly prefix: string | undefined
   /** Applied to the listing's errors and warnings. */
   readonly redaction: Redaction.Redaction
+  /** Compiles the output schemas: the bridge's, whatever Client is bridged (D42). */
+  readonly validator: jsonSchemaValidator
 }
 
 /**
@@ -71,7 +74,7 @@ export const listTools = (
         return listAll(client, settings, settings.redaction).pipe(
           Effect.map((entries) =>
             redactReasons(
-              offerAndTell(client, entries, settings.prefix, outOfTime),
+              offerAndCompile(entries, settings.prefix, settings.validator, outOfTime),
               settings.redaction,
             ),
           ),
@@ -81,43 +84,21 @@ export const listTools = (
       })
 
 /**
- * What `Client.listTools` does after a page, kept private in the SDK's types: it compiles each
- * output schema, so that `callTool` checks structured content against it, and notes which tools
- * require tasks. It forgets what it was told before each time (D21).
+ * The tools offered, each output schema compiled once by the bridge's validator into the check of
+ * that tool's structured content (D42). A tool whose output schema cannot be compiled is left out,
+ * and so is one whose turn comes after the listing's time ran out (D40).
  */
-interface ToolMetadataCache {
-  cacheToolMetadata(tools: ReadonlyArray<McpTool>): void
-}
-
-/**
- * The tools offered, the SDK's Client told of them once for the whole listing (the SDK's own
- * `listTools` tells it page by page, and each page forgets the one before, D21). A tool whose
- * output schema the Client cannot compile is tried alone first and left out, and so is one
- * whose turn comes after the listing's time ran out. Everything here is synchronous, so no call
- * sees the Client's cache between the tries and the last telling; the bridge's validator keeps
- * what it compiled in the tries for the last telling.
- */
-const offerAndTell = (
-  client: Client,
+const offerAndCompile = (
   entries: ReadonlyArray<unknown>,
   prefix: string | undefined,
+  validator: jsonSchemaValidator,
   outOfTime: () => boolean,
-): OfferedTools => {
-  const cache = client as unknown as ToolMetadataCache
-  const offered = offerTools(entries, prefix, (tool) => {
-    if (outOfTime()) {
-      return "its output schema is not compiled: the listing ran out of time (listTimeoutMillis) before its turn"
-    }
-    try {
-      cache.cacheToolMetadata([tool])
-      return undefined
-    } catch (error) {
-      return `its output schema cannot be compiled: ${describe(error)}`
-    }
-  })
-  cache.cacheToolMetadata(offered.admitted)
-  return offered
-}
+): OfferedTools =>
+  offerTools(entries, prefix, (tool) =>
+    outOfTime()
+      ? "its output schema is not compiled: the listing ran out of time (listTimeoutMillis) before its turn"
+      : compileOutputCheck(validator, tool.outputSchema ?? {}),
+  )
 
 /** The reasons quote the server's schemas, which may echo a secret (D3). */
 const redactReasons = (offered: OfferedTools, redaction: Redaction.Redaction): OfferedTools => ({

@@ -1,6 +1,8 @@
 import { type Tool as McpTool, ToolSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
+import type { OutputChecks } from "./outputCheck.js"
 import { schemaProblem } from "./schemaBounds.js"
 import type { SkippedTool } from "./skippedTool.js"
 
@@ -12,8 +14,10 @@ export interface OfferedTools {
   readonly skipped: ReadonlyArray<SkippedTool>
   /** The indexes of the skipped tools that the server listed wrongly, which are warned about. */
   readonly refused: ReadonlySet<number>
-  /** The tools offered, as the SDK's schema reads them: what its Client is told of (D21). */
+  /** The tools offered, as the SDK's schema reads them. */
   readonly admitted: ReadonlyArray<McpTool>
+  /** The check of the structured content of each offered tool that has an output schema (D42). */
+  readonly outputChecks: OutputChecks
 }
 
 /** No tools: what a server without the tools capability offers. */
@@ -23,13 +27,14 @@ export const noTools: OfferedTools = {
   skipped: [],
   refused: new Set(),
   admitted: [],
+  outputChecks: new Map(),
 }
 
 /**
- * Why the SDK could not use a tool's output schema (it compiles one to check the tool's
- * structured content), as the reason the tool is left out, or `undefined` when it can.
+ * The check of a tool's structured content, compiled from its output schema, or why it cannot be
+ * compiled, as the reason the tool is left out.
  */
-export type OutputSchemaCheck = (tool: McpTool) => string | undefined
+export type OutputCompiler = (tool: McpTool) => JsonSchemaValidator<unknown> | string
 
 // A zod message names the path and what was expected; three are enough to find the fault.
 const maxIssues = 3
@@ -42,17 +47,19 @@ const maxReasonChars = 300
 export const offerTools = (
   entries: ReadonlyArray<unknown>,
   prefix: string | undefined,
-  outputSchemaProblem: OutputSchemaCheck,
+  compileOutput: OutputCompiler,
 ): OfferedTools => {
   const admitted: Array<McpTool> = []
+  const outputChecks = new Map<string, JsonSchemaValidator<unknown>>()
   const skipped: Array<SkippedTool> = []
   const refused = new Set<number>()
   const names = new Set<string>()
   entries.forEach((entry, index) => {
-    const taken = admit(entry, names, outputSchemaProblem)
+    const taken = admit(entry, names, compileOutput)
     if ("tool" in taken) {
       admitted.push(taken.tool)
       names.add(taken.tool.name)
+      if (taken.check !== undefined) outputChecks.set(taken.tool.name, taken.check)
       return
     }
     skipped.push({
@@ -72,7 +79,7 @@ export const offerTools = (
     serverNames.set(name, mcpTool.name)
     return Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema })
   })
-  return { tools, serverNames, skipped, refused, admitted }
+  return { tools, serverNames, skipped, refused, admitted, outputChecks }
 }
 
 /**
@@ -80,7 +87,7 @@ export const offerTools = (
  * it lists well that the bridge does not support.
  */
 type Admission =
-  | { readonly tool: McpTool }
+  | { readonly tool: McpTool; readonly check?: JsonSchemaValidator<unknown> | undefined }
   | { readonly reason: string; readonly listedWrongly: boolean }
 
 const refuse = (reason: string): Admission => ({ reason, listedWrongly: true })
@@ -88,7 +95,7 @@ const refuse = (reason: string): Admission => ({ reason, listedWrongly: true })
 const admit = (
   entry: unknown,
   names: ReadonlySet<string>,
-  outputSchemaProblem: OutputSchemaCheck,
+  compileOutput: OutputCompiler,
 ): Admission => {
   if (!Json.isObject(entry)) return refuse("it is not a JSON object")
   if (typeof entry.name !== "string") return refuse("its name is not a string")
@@ -112,11 +119,11 @@ const admit = (
     }
   }
   if (tool.outputSchema !== undefined) {
-    // Checked here too, not only by the bridge's validator: a caller's Client has its own (D40).
+    // Said before compiling, in the words of D40, though the bridge's validator refuses it too.
     const over = schemaProblem(tool.outputSchema)
     if (over !== undefined) return refuse(`its output schema is not compiled: ${over}`)
-    const problem = outputSchemaProblem(tool)
-    if (problem !== undefined) return refuse(problem)
+    const check = compileOutput(tool)
+    return typeof check === "string" ? refuse(check) : { tool, check }
   }
   return { tool }
 }

@@ -1,10 +1,12 @@
-import type { Progress } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js"
+import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { type Redaction, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Content from "../Content.js"
 import { CallSignal } from "./callSignal.js"
 import { cut } from "./cut.js"
-import { describeCallFailure } from "./failure.js"
+import { callFailureOf, describeCallFailure } from "./failure.js"
+import { outputProblem } from "./outputCheck.js"
 import type { Connection } from "./session.js"
 import { toolsCall } from "./telemetry.js"
 
@@ -40,15 +42,16 @@ const asCallResult = (result: { readonly [key: string]: unknown }): Content.Call
 
 /**
  * Sends `tools/call` for `call` on `connection`, under the server's own name for the tool, and
- * gives its result. Never fails: a timeout, an error answer, or a connection lost or closed while
- * waiting gives a failed result. A call that did not reach the server is resent once, when
- * `mayResend` (D12, D13).
+ * gives its result. Never fails: a timeout, an error answer, structured content that `check` (the
+ * tool's output schema) refuses, or a connection lost or closed while waiting gives a failed
+ * result. A call that did not reach the server is resent once, when `mayResend` (D12, D13).
  */
 export type CallSender = (
   connection: Connection,
   call: ToolCall.ToolCall,
   serverName: string,
   args: Record<string, unknown>,
+  check: JsonSchemaValidator<unknown> | undefined,
   mayResend: boolean,
 ) => Effect.Effect<ToolResult.ToolResult>
 
@@ -60,33 +63,38 @@ export type CallSender = (
  */
 export const makeCallSender =
   (settings: CallSettings): CallSender =>
-  (connection, call, serverName, args, mayResend) =>
+  (connection, call, serverName, args, check, mayResend) =>
     toolsCall(
       connection,
       serverName,
-      sendOne(settings, connection, call, serverName, args, mayResend),
+      sendOne(settings, connection, call, serverName, args, check, mayResend),
     )
 
 const sendOne = (
   settings: CallSettings,
-  ...[connection, call, serverName, args, mayResend]: Parameters<CallSender>
+  ...[connection, call, serverName, args, check, mayResend]: Parameters<CallSender>
 ): Effect.Effect<ToolResult.ToolResult> =>
   Effect.flatMap(Effect.context<never>(), (context) =>
     Effect.callback<ToolResult.ToolResult>((resume) => {
       // Each progress notification gives the call its whole time limit again: the caller's, as the SDK's own (D39).
       const progressed = () => Effect.runSyncWith(context)(Toolbox.progressed)
       const pending = new PendingCall(call, connection, settings, resume, mayResend, progressed)
+      // `request`, not `callTool`: the bridge checks structured content itself (D42).
       connection.client
-        .callTool({ name: serverName, arguments: args }, undefined, {
-          signal: pending.signal.asAbortSignal,
-          timeout: settings.timeoutMillis,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: settings.maxTotalMillis,
-          // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
-          onprogress: (progress) => pending.progress(progress),
-        })
+        .request(
+          { method: "tools/call", params: { name: serverName, arguments: args } },
+          CallToolResultSchema,
+          {
+            signal: pending.signal.asAbortSignal,
+            timeout: settings.timeoutMillis,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: settings.maxTotalMillis,
+            // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
+            onprogress: (progress) => pending.progress(progress),
+          },
+        )
         .then(
-          (result) => pending.answered(result),
+          (result) => pending.answered(result, check),
           (error: unknown) => pending.failed(error),
         )
       return Effect.sync(() => pending.interrupt())
@@ -123,12 +131,21 @@ class PendingCall {
     } catch {}
   }
 
-  answered(result: { readonly [key: string]: unknown }): void {
+  answered(
+    result: { readonly [key: string]: unknown },
+    check: JsonSchemaValidator<unknown> | undefined,
+  ): void {
     if (this.settled) return
     const { call, settings } = this
+    const read = asCallResult(result)
+    const problem = outputProblem(call.name, check, read)
+    if (problem !== undefined) {
+      this.settle(this.failure(problem, "handler_failed"))
+      return
+    }
     let answer: ToolResult.ToolResult
     try {
-      answer = Content.toToolResult(call.id, asCallResult(result), settings.content)
+      answer = Content.toToolResult(call.id, read, settings.content)
     } catch (defect) {
       this.end()
       this.resume(Effect.die(defect))
@@ -147,15 +164,20 @@ class PendingCall {
     const why = connection.unreached(error)
     if (why === undefined) {
       this.settle(
-        this.failure(describeCallFailure(call.name, error, connection.state.closeReason())),
+        this.failure(
+          describeCallFailure(call.name, error, connection.state.closeReason()),
+          callFailureOf(error),
+        ),
       )
     } else if (resend === undefined) {
-      this.settle(this.failure(`tool ${call.name} failed: ${why}`))
+      this.settle(this.failure(`tool ${call.name} failed: ${why}`, "server_refused"))
     } else if (this.mayResend) {
       this.end()
       this.resume(resend(call, connection, why))
     } else {
-      this.settle(this.failure(`tool ${call.name} failed: ${why}, on a new connection too`))
+      this.settle(
+        this.failure(`tool ${call.name} failed: ${why}, on a new connection too`, "server_refused"),
+      )
     }
   }
 
@@ -167,7 +189,7 @@ class PendingCall {
 
   private lost(reason: string): void {
     if (this.settled) return
-    this.settle(this.failure(`tool ${this.call.name} got no answer: ${reason}`))
+    this.settle(this.failure(`tool ${this.call.name} got no answer: ${reason}`, "server_refused"))
     this.signal.abort()
   }
 
@@ -185,9 +207,9 @@ class PendingCall {
    * A failed result: its text is as long as the server made it, so it is redacted whole, then cut
    * like a result's content.
    */
-  private failure(text: string): ToolResult.ToolResult {
+  private failure(text: string, failure: ToolResult.Failure): ToolResult.ToolResult {
     const { call, settings } = this
     const maxChars = settings.content.maxChars ?? Content.defaultMaxChars
-    return ToolResult.error(call.id, cut(settings.redaction.text(text), maxChars))
+    return ToolResult.error(call.id, cut(settings.redaction.text(text), maxChars), failure)
   }
 }

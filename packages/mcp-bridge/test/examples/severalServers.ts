@@ -6,7 +6,7 @@ import { McpToolbox } from "../../src/index.js"
 /** Two servers over stdio, one over HTTP and a registry, as one toolbox. */
 export const everything = (
   registry: Toolbox.Toolbox,
-): Effect.Effect<Toolbox.Toolbox, SvirError.SvirError, Scope.Scope> =>
+): Effect.Effect<Toolbox.Toolbox, SvirError.SvirError | Toolbox.ToolClash, Scope.Scope> =>
   Effect.gen(function* () {
     const files = yield* McpToolbox.stdio(
       { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/srv/notes"] },
@@ -20,6 +20,6 @@ export const everything = (
       { url: "http://127.0.0.1:3000/mcp", headers: { Authorization: "Bearer secret" } },
       { prefix: "docs" },
     )
-    // Two toolboxes that offer the same name are an Unsupported error naming it.
+    // Two toolboxes that offer the same name are a ToolClash naming every such name.
     return yield* Toolbox.combine([files, memory, docs, registry])
   })

@@ -7,9 +7,9 @@ import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
 import * as Arguments from "../Arguments.js"
-import { jsonNumbersOnly } from "./jsonNumbers.js"
 import { nullsAsAbsent, unknownKeys } from "./jsonSchema.js"
-import { plainStructCheck } from "./quickCheck.js"
+import { jsonNumbersOnly } from "./schemaAst/jsonNumbers.js"
+import { plainStructCheck } from "./schemaAst/quickCheck.js"
 
 /**
  * What a handler may give back: text, a JSON value, or either one later (a Promise) or through an
@@ -235,7 +235,7 @@ const answer = <A, E, R>(handler: Handler<A, E, R>, args: A, call: ToolCall.Tool
 }
 
 const invalidArguments = (call: ToolCall.ToolCall, error: ToolCall.ArgumentsError) =>
-  ToolResult.error(call.id, `invalid arguments: ${error.message}`)
+  ToolResult.error(call.id, `invalid arguments: ${error.message}`, "invalid_arguments")
 
 /** Makes the entry of a tool whose arguments the decoder reads before the handler sees them. */
 export const make = <A, R, E, R2>(

@@ -1,3 +1,12 @@
+/**
+ * R2: every plain number of a schema gets Effect's `isFinite` check before the JSON codec is
+ * derived, so the codec takes a JSON number and not the strings "NaN", "Infinity", "-Infinity".
+ *
+ * This folder is the only code of svir that reads Effect Schema's AST (R15): its classes and
+ * fields are public but not a promise kept across minors, so the registry's `effect` peer range is
+ * the minor these were checked against (`~4.1.0`), and `test/schemaAst/` property-tests both
+ * files against Schema's own decoding.
+ */
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 

@@ -3,7 +3,8 @@
  * that passes exactly when Schema's decoding would give that same value, at the cost of checks
  * written by hand. It is the one place where Schema's rules are written a second time; its
  * agreement with `Schema.decodeUnknown` is property-tested on generated values, valid and
- * invalid ("the quick check of plain fields agrees with full decoding").
+ * invalid ("the quick check of plain fields agrees with full decoding"). It reads Effect Schema's
+ * AST, as only this folder does (R15).
  */
 import { Json } from "@svir/core"
 import * as Schema from "effect/Schema"

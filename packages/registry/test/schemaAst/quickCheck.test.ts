@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Exit, Schema } from "effect"
 import * as fc from "fast-check"
-import { plainStructCheck } from "../src/internal/quickCheck.js"
+import { plainStructCheck } from "../../src/internal/schemaAst/quickCheck.js"
 
 const Plain = Schema.Struct({
   name: Schema.String.check(Schema.isMinLength(2)),

@@ -1,0 +1,54 @@
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from "@modelcontextprotocol/sdk/validation/types.js"
+import type * as Content from "../Content.js"
+import { describe } from "./failure.js"
+
+/** The check of each offered tool's structured content, by the server's name of the tool. */
+export type OutputChecks = ReadonlyMap<string, JsonSchemaValidator<unknown>>
+
+/**
+ * The check of a tool's output schema, compiled by the bridge's validator (RE2 for patterns,
+ * bounded compiling, D38, D40), or why it cannot be compiled.
+ */
+export const compileOutputCheck = (
+  validator: jsonSchemaValidator,
+  outputSchema: { readonly [key: string]: unknown },
+): JsonSchemaValidator<unknown> | string => {
+  try {
+    return validator.getValidator(outputSchema as JsonSchemaType)
+  } catch (error) {
+    return `its output schema cannot be compiled: ${describe(error)}`
+  }
+}
+
+/**
+ * What is wrong with a result of a tool that has an output schema, or `undefined`: a result that
+ * is not an error must carry structured content, and structured content must fit the schema.
+ * These are the MCP specification's rules for `outputSchema`, as the SDK's `callTool` applies
+ * them (D42).
+ */
+export const outputProblem = (
+  name: string,
+  check: JsonSchemaValidator<unknown> | undefined,
+  result: Content.CallResult,
+): string | undefined => {
+  if (check === undefined) return undefined
+  const structured = result.structuredContent
+  if (structured === undefined || structured === null) {
+    return result.isError === true
+      ? undefined
+      : `tool ${name} has an output schema but answered without structured content`
+  }
+  let checked: ReturnType<typeof check>
+  try {
+    checked = check(structured)
+  } catch (error) {
+    return `tool ${name} answered structured content that could not be checked: ${describe(error)}`
+  }
+  return checked.valid
+    ? undefined
+    : `tool ${name} answered structured content that does not match its output schema: ${checked.errorMessage ?? "no reason given"}`
+}
