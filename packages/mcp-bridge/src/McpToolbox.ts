@@ -97,6 +97,13 @@ export interface Options {
    */
   readonly onProgress?: ((event: ProgressEvent) => void) | undefined
   /**
+   * Whether each `tools/call` carries the caller's trace context, the W3C `traceparent` of its
+   * `tools/call` span, in `params._meta` (MCP SEP-414), so that the server's spans join the
+   * caller's trace. Off by default, as the client's `propagateTraceContext`: it tells the server
+   * about the caller's spans (D43). Only with a tracer that exports: with none there is no span.
+   */
+  readonly propagateTraceContext?: boolean | undefined
+  /**
    * Directories servers may work in, each a `file://` URI, which `roots/list` answers with. The
    * `roots` capability is declared only when this is given; the list is fixed for the toolbox's
    * life. Not used by `fromClient`.
@@ -525,6 +532,7 @@ const bridge = (
       content: { media: options.media, maxChars: options.maxResultChars },
       redaction,
       onProgress: withProgressListener(options.onProgress),
+      propagateTraceContext: options.propagateTraceContext ?? false,
     })
     const client = () => session.current().client
     return {

@@ -80,4 +80,38 @@ describe("McpToolbox spans", () => {
       }).pipe(Effect.scoped, Effect.provide(layer))
     },
   )
+
+  it.live(
+    "with propagateTraceContext, the server gets the tools/call span's traceparent in _meta",
+    () => {
+      const { exporter, layer } = otel()
+      return Effect.gen(function* () {
+        const seen: Array<unknown> = []
+        const serve = () =>
+          serveHttp(() => {
+            const server = new McpServer({ name: "traced", version: "1.0.0" })
+            server.registerTool("whoami", { description: "Says hello." }, (extra) => {
+              seen.push(extra._meta?.traceparent)
+              return { content: [{ type: "text", text: "hello" }] }
+            })
+            return server
+          })
+        const first = yield* serve()
+        const second = yield* serve()
+        const propagating = yield* McpToolbox.http(
+          { url: first.url },
+          { propagateTraceContext: true },
+        )
+        const quiet = yield* McpToolbox.http({ url: second.url })
+        yield* propagating.call(ToolCall.make("c1", "whoami", "{}"))
+        yield* quiet.call(ToolCall.make("c2", "whoami", "{}"))
+        const spans = exporter
+          .getFinishedSpans()
+          .filter((span) => span.name === "tools/call whoami")
+        assert.strictEqual(spans.length, 2)
+        const { traceId, spanId } = spans[0]!.spanContext()
+        assert.deepStrictEqual(seen, [`00-${traceId}-${spanId}-01`, undefined])
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    },
+  )
 })

@@ -2,6 +2,8 @@ import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/t
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { type Redaction, Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
+import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
 import { CallSignal } from "./callSignal.js"
 import { cut } from "./cut.js"
@@ -21,6 +23,8 @@ export interface CallSettings {
   readonly redaction: Redaction.Redaction
   /** Told of every progress report of a call; none when nobody listens. */
   readonly onProgress: ((call: ToolCall.ToolCall, progress: Progress) => void) | undefined
+  /** Whether a call carries its span's `traceparent` in `params._meta` (D43). */
+  readonly propagateTraceContext: boolean
   /**
    * The result of a call that did not reach the server on `stale` (D13), from a new connection;
    * none when the toolbox does not connect again, and the call fails.
@@ -64,14 +68,25 @@ export type CallSender = (
 export const makeCallSender =
   (settings: CallSettings): CallSender =>
   (connection, call, serverName, args, check, mayResend) =>
-    toolsCall(
-      connection,
-      serverName,
-      sendOne(settings, connection, call, serverName, args, check, mayResend),
+    toolsCall(connection, serverName, (span) =>
+      sendOne(settings, span, connection, call, serverName, args, check, mayResend),
     )
+
+/** SEP-414: the span's W3C trace context as `_meta` of the request, when it is to be sent. */
+const traceMeta = (
+  settings: CallSettings,
+  span: Tracer.Span | undefined,
+): { readonly _meta?: { readonly traceparent: string } } => {
+  const traceparent =
+    settings.propagateTraceContext && span !== undefined
+      ? HttpTraceContext.toHeaders(span).traceparent
+      : undefined
+  return traceparent === undefined ? {} : { _meta: { traceparent } }
+}
 
 const sendOne = (
   settings: CallSettings,
+  span: Tracer.Span | undefined,
   ...[connection, call, serverName, args, check, mayResend]: Parameters<CallSender>
 ): Effect.Effect<ToolResult.ToolResult> =>
   Effect.flatMap(Effect.context<never>(), (context) =>
@@ -82,7 +97,10 @@ const sendOne = (
       // `request`, not `callTool`: the bridge checks structured content itself (D42).
       connection.client
         .request(
-          { method: "tools/call", params: { name: serverName, arguments: args } },
+          {
+            method: "tools/call",
+            params: { name: serverName, arguments: args, ...traceMeta(settings, span) },
+          },
           CallToolResultSchema,
           {
             signal: pending.signal.asAbortSignal,

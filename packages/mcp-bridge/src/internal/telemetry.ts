@@ -11,15 +11,16 @@ const failedResult = { name: "ToolError", message: GenAi.toolError } as const
  * tool's name on the server, the session when the transport has one, the transport (`pipe` for
  * stdio, `tcp` for HTTP), the name cut by `GenAi.spanToolName`. A failed result sets `error.type`
  * to `tool_error` and an error status, as the `execute_tool` span around it does. With no tracer
- * that exports, the request is sent as it is, and no attribute is made.
+ * that exports, the request is sent as it is, with no span, and no attribute is made. `send` is
+ * given the span, whose trace context the request may carry (D43).
  */
 export const toolsCall = (
   connection: Connection,
   serverName: string,
-  send: Effect.Effect<ToolResult.ToolResult>,
+  send: (span: Tracer.Span | undefined) => Effect.Effect<ToolResult.ToolResult>,
 ): Effect.Effect<ToolResult.ToolResult> =>
   Effect.withFiber((fiber) => {
-    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return send
+    if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return send(undefined)
     const { Attribute } = GenAi
     const name = GenAi.spanToolName(serverName)
     const attributes: Record<string, unknown> = {
@@ -37,7 +38,7 @@ export const toolsCall = (
       `tools/call ${name}`,
       { kind: "client", attributes },
       (span) =>
-        Effect.withParentSpan(send, span).pipe(
+        Effect.withParentSpan(send(span), span).pipe(
           Effect.flatMap((result) => {
             if (!result.isError) return Effect.succeed(result)
             span.attribute(Attribute.errorType, GenAi.toolError)
