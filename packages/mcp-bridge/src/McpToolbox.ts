@@ -7,6 +7,7 @@
 
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   GenAi,
   Json,
@@ -47,6 +48,7 @@ import {
 import type { SkippedTool } from "./internal/skippedTool.js"
 import { connectStdio } from "./internal/stdioConnection.js"
 import { makeToolCache, type ToolCache } from "./internal/toolCache.js"
+import { connectTransport } from "./internal/transportConnection.js"
 import * as McpPrompts from "./McpPrompts.js"
 import * as McpResources from "./McpResources.js"
 import * as ToolName from "./ToolName.js"
@@ -414,6 +416,75 @@ export const sse = (
   options: Options = {},
 ): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
   remote(server, options, connectSse)
+
+/**
+ * A server reached over a transport you bring: one of the SDK's (`InMemoryTransport`, a
+ * WebSocket transport) or one you wrote to the SDK's `Transport` interface.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TransportServer {
+  /**
+   * Makes a new, unconnected transport: once for the first connection, and again each time a
+   * lost connection is made again (`reconnect`). The toolbox's Client connects it, and closes
+   * it when the Scope closes.
+   */
+  readonly open: () => Transport | Promise<Transport>
+  /** How long opening, connecting and initializing may take. Default 30 000. */
+  readonly connectTimeoutMillis?: number | undefined
+  /**
+   * Whether a call that finds the connection closed opens a new one first (`true`: the default
+   * policy; an object: its bounds). Off by default: the toolbox cannot know whether your
+   * transport can be opened again. A call the server may have seen is never sent again.
+   */
+  readonly reconnect?: boolean | Reconnect | undefined
+}
+
+/**
+ * Bridges the tools of a server reached over a transport you bring, with everything the other
+ * constructors do on top of it: the listing and its bounds, calls and their time limits,
+ * reconnection (`reconnect`), spans, elicitation and roots. The size bound of `stdio` and `http`
+ * (`maxMessageBytes`) is the transport's to keep, as it reads the messages. A transport that
+ * cannot be opened or connected is a typed error: Transport, or Timeout after
+ * `connectTimeoutMillis`.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+ * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+ * import { McpToolbox } from "@svir/mcp-bridge"
+ *
+ * const server = new McpServer({ name: "local", version: "1.0.0" })
+ * const toolbox = McpToolbox.fromTransport({
+ *   open: async () => {
+ *     const [client, own] = InMemoryTransport.createLinkedPair()
+ *     await server.connect(own)
+ *     return client
+ *   },
+ * })
+ * // Effect<McpToolbox, SvirError, Scope>
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromTransport = (
+  server: TransportServer,
+  options: Options = {},
+): Effect.Effect<McpToolbox, SvirError.SvirError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const redaction = Redaction.none
+    const features = yield* clientFeatures(options, redaction)
+    const reconnect = yield* reconnectPolicy(server.reconnect, false)
+    const connect = connectTransport({
+      open: server.open,
+      connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
+      redaction,
+      newClient: () => makeClient(features),
+    })
+    return yield* bridge(connect, reconnect, options, redaction)
+  })
 
 /** Bridges a server over HTTP, connected to by `connectWith`. */
 const remote = (
