@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Content from "./Content.js"
+import type { CallSettings } from "./internal/callSettings.js"
 import { hookClient } from "./internal/clientHooks.js"
 import { makeConnectionState } from "./internal/connection.js"
 import { leftOutNullsByTool, type RemoveLeftOutNulls } from "./internal/leftOutNulls.js"
@@ -37,7 +38,7 @@ import {
 } from "./internal/remoteConnection.js"
 import { headerSecrets, makeGrowingRedaction, watchedProvider } from "./internal/remoteSecrets.js"
 import { makeSchemaValidator } from "./internal/schemaValidator.js"
-import { type CallSender, type CallSettings, makeCallSender } from "./internal/sendCall.js"
+import { type CallSender, makeCallSender } from "./internal/sendCall.js"
 import {
   type Connection,
   type Connector,
@@ -698,8 +699,11 @@ const makeAnswerer = (
       const connection = session.current()
       const closed = connection.state.closed()
       if (closed === undefined) {
-        const check = offered.outputChecks.get(serverName)
-        return send(connection, call, serverName, sent, check, mayReconnect)
+        const tool = {
+          check: offered.outputChecks.get(serverName),
+          task: offered.taskTools.has(serverName),
+        }
+        return send(connection, call, serverName, sent, tool, mayReconnect)
       }
       if (!mayReconnect || !session.reconnects) {
         return failed(

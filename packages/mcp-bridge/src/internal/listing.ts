@@ -74,7 +74,7 @@ export const listTools = (
         return listAll(client, settings, settings.redaction).pipe(
           Effect.map((entries) =>
             redactReasons(
-              offerAndCompile(entries, settings.prefix, settings.validator, outOfTime),
+              offerAndCompile(client, entries, settings, outOfTime),
               settings.redaction,
             ),
           ),
@@ -89,15 +89,19 @@ export const listTools = (
  * and so is one whose turn comes after the listing's time ran out (D40).
  */
 const offerAndCompile = (
+  client: Client,
   entries: ReadonlyArray<unknown>,
-  prefix: string | undefined,
-  validator: jsonSchemaValidator,
+  settings: ListingSettings,
   outOfTime: () => boolean,
 ): OfferedTools =>
-  offerTools(entries, prefix, (tool) =>
-    outOfTime()
-      ? "its output schema is not compiled: the listing ran out of time (listTimeoutMillis) before its turn"
-      : compileOutputCheck(validator, tool.outputSchema ?? {}),
+  offerTools(
+    entries,
+    settings.prefix,
+    (tool) =>
+      outOfTime()
+        ? "its output schema is not compiled: the listing ran out of time (listTimeoutMillis) before its turn"
+        : compileOutputCheck(settings.validator, tool.outputSchema ?? {}),
+    client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
   )
 
 /** The reasons quote the server's schemas, which may echo a secret (D3). */

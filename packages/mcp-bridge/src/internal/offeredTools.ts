@@ -18,6 +18,8 @@ export interface OfferedTools {
   readonly admitted: ReadonlyArray<McpTool>
   /** The check of the structured content of each offered tool that has an output schema (D42). */
   readonly outputChecks: OutputChecks
+  /** The server's names of the tools called as tasks (D45). */
+  readonly taskTools: ReadonlySet<string>
 }
 
 /** No tools: what a server without the tools capability offers. */
@@ -28,6 +30,7 @@ export const noTools: OfferedTools = {
   refused: new Set(),
   admitted: [],
   outputChecks: new Map(),
+  taskTools: new Set(),
 }
 
 /**
@@ -48,9 +51,11 @@ export const offerTools = (
   entries: ReadonlyArray<unknown>,
   prefix: string | undefined,
   compileOutput: OutputCompiler,
+  serverRunsTasks: boolean,
 ): OfferedTools => {
   const admitted: Array<McpTool> = []
   const outputChecks = new Map<string, JsonSchemaValidator<unknown>>()
+  const taskTools = new Set<string>()
   const skipped: Array<SkippedTool> = []
   const refused = new Set<number>()
   const names = new Set<string>()
@@ -60,6 +65,7 @@ export const offerTools = (
       admitted.push(taken.tool)
       names.add(taken.tool.name)
       if (taken.check !== undefined) outputChecks.set(taken.tool.name, taken.check)
+      if (asTask(taken.tool, serverRunsTasks)) taskTools.add(taken.tool.name)
       return
     }
     skipped.push({
@@ -79,7 +85,16 @@ export const offerTools = (
     serverNames.set(name, mcpTool.name)
     return Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema })
   })
-  return { tools, serverNames, skipped, refused, admitted, outputChecks }
+  return { tools, serverNames, skipped, refused, admitted, outputChecks, taskTools }
+}
+
+/**
+ * A tool that requires tasks is called as one; a tool that takes either is, when the server says
+ * it runs `tools/call` as tasks, since a task's time limit counts from its last sign of life (D45).
+ */
+const asTask = (tool: McpTool, serverRunsTasks: boolean): boolean => {
+  const support = tool.execution?.taskSupport
+  return support === "required" || (support === "optional" && serverRunsTasks)
 }
 
 /**
@@ -111,13 +126,6 @@ const admit = (
     return refuse(`the MCP SDK refuses it: ${describeIssues(parsed.error.issues)}`)
   const tool = parsed.data
   if (names.has(tool.name)) return refuse("an earlier tool of the server has the same name")
-  // `tools/call` alone cannot answer a tool that requires task-based execution.
-  if (tool.execution?.taskSupport === "required") {
-    return {
-      reason: "it requires task-based execution, which the bridge does not do",
-      listedWrongly: false,
-    }
-  }
   if (tool.outputSchema !== undefined) {
     // Said before compiling, in the words of D40, though the bridge's validator refuses it too.
     const over = schemaProblem(tool.outputSchema)

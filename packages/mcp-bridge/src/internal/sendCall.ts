@@ -1,42 +1,18 @@
 import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js"
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { type Redaction, Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { Toolbox, type ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import type * as Tracer from "effect/Tracer"
 import * as Content from "../Content.js"
+import type { CallSettings } from "./callSettings.js"
 import { CallSignal } from "./callSignal.js"
 import { cut } from "./cut.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
 import { outputProblem } from "./outputCheck.js"
+import { sendTask } from "./sendTask.js"
 import type { Connection } from "./session.js"
 import { toolsCall } from "./telemetry.js"
-
-/** How one call is sent and its answer read. */
-export interface CallSettings {
-  /** How long the call may go without an answer or a progress report. */
-  readonly timeoutMillis: number
-  /** How long the call may take however often it reports progress. */
-  readonly maxTotalMillis: number
-  readonly content: Content.Options
-  /** Applied to the text of a failure. */
-  readonly redaction: Redaction.Redaction
-  /** Told of every progress report of a call; none when nobody listens. */
-  readonly onProgress: ((call: ToolCall.ToolCall, progress: Progress) => void) | undefined
-  /** Whether a call carries its span's `traceparent` in `params._meta` (D43). */
-  readonly propagateTraceContext: boolean
-  /**
-   * The result of a call that did not reach the server on `stale` (D13), from a new connection;
-   * none when the toolbox does not connect again, and the call fails.
-   */
-  readonly resend:
-    | ((
-        call: ToolCall.ToolCall,
-        stale: Connection,
-        why: string,
-      ) => Effect.Effect<ToolResult.ToolResult>)
-    | undefined
-}
 
 // Servers of the 2024-10-07 revision answer with `toolResult` instead of content blocks.
 const asCallResult = (result: { readonly [key: string]: unknown }): Content.CallResult =>
@@ -55,9 +31,15 @@ export type CallSender = (
   call: ToolCall.ToolCall,
   serverName: string,
   args: Record<string, unknown>,
-  check: JsonSchemaValidator<unknown> | undefined,
+  tool: SentTool,
   mayResend: boolean,
 ) => Effect.Effect<ToolResult.ToolResult>
+
+/** What the listing says of the tool called: the check of its output, and whether it is a task. */
+interface SentTool {
+  readonly check: JsonSchemaValidator<unknown> | undefined
+  readonly task: boolean
+}
 
 /**
  * Sends calls through a connection's Client, waiting on its state for a loss. One callback per
@@ -67,9 +49,11 @@ export type CallSender = (
  */
 export const makeCallSender =
   (settings: CallSettings): CallSender =>
-  (connection, call, serverName, args, check, mayResend) =>
+  (connection, call, serverName, args, tool, mayResend) =>
     toolsCall(connection, serverName, (span) =>
-      sendOne(settings, span, connection, call, serverName, args, check, mayResend),
+      tool.task
+        ? sendTask(settings, connection, call, serverName, args, tool.check)
+        : sendOne(settings, span, connection, call, serverName, args, tool, mayResend),
     )
 
 /** SEP-414: the span's W3C trace context as `_meta` of the request, when it is to be sent. */
@@ -87,7 +71,7 @@ const traceMeta = (
 const sendOne = (
   settings: CallSettings,
   span: Tracer.Span | undefined,
-  ...[connection, call, serverName, args, check, mayResend]: Parameters<CallSender>
+  ...[connection, call, serverName, args, { check }, mayResend]: Parameters<CallSender>
 ): Effect.Effect<ToolResult.ToolResult> =>
   Effect.flatMap(Effect.context<never>(), (context) =>
     Effect.callback<ToolResult.ToolResult>((resume) => {
