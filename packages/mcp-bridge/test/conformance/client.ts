@@ -4,7 +4,12 @@
  * `MCP_CONFORMANCE_SCENARIO`. It connects through `McpToolbox.http`, lists the tools and calls the
  * one the scenario expects; a failure to connect, a missing tool or a failed result exits 1.
  */
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
+import {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+} from "@modelcontextprotocol/sdk/client/auth-extensions.js"
 import { ToolCall } from "@svir/core"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { Elicitation, McpToolbox } from "../../src/index.js"
@@ -18,6 +23,9 @@ const toolOf = (scenario: string): { readonly name: string; readonly args: strin
     return { name: "test_client_elicitation_defaults", args: "{}" }
   }
   if (scenario.startsWith("auth/")) return { name: "test-tool", args: "{}" }
+  // The input schema as the bridge offers it to the model goes back, to be compared with the
+  // server's (2020-12 keywords kept).
+  if (scenario === "json-schema-2020-12-preservation") return { name: "json_schema_echo", args: "" }
   // initialize: the server offers no tools; connecting and listing is the scenario.
   return undefined
 }
@@ -49,20 +57,50 @@ const preRegisteredOf = (context: string | undefined): PreRegistered | undefined
     : undefined
 }
 
+/**
+ * The provider of the OAuth client credentials extension's scenarios (SEP-1046), from the
+ * credentials the suite passes: a client secret (`client_secret_basic`) or a private key
+ * (`private_key_jwt`). A program that acts for itself uses the same SDK providers (README).
+ */
+const clientCredentialsOf = (
+  scenario: string,
+  context: string | undefined,
+): OAuthClientProvider | undefined => {
+  if (context === undefined) return undefined
+  const given = JSON.parse(context)
+  if (scenario === "auth/client-credentials-basic") {
+    return new ClientCredentialsProvider({
+      clientId: given.client_id,
+      clientSecret: given.client_secret,
+    })
+  }
+  if (scenario === "auth/client-credentials-jwt") {
+    return new PrivateKeyJwtProvider({
+      clientId: given.client_id,
+      privateKey: given.private_key_pem,
+      algorithm: given.signing_algorithm,
+    })
+  }
+  return undefined
+}
+
 /** One connection: list the tools and call the scenario's tool. */
-const connectAndCall = (scenario: string, url: string, authProvider?: HeadlessOAuthProvider) =>
+const connectAndCall = (scenario: string, url: string, authProvider?: OAuthClientProvider) =>
   Effect.scoped(
     Effect.gen(function* () {
       const toolbox = yield* McpToolbox.http(
         authProvider === undefined ? { url } : { url, authProvider },
       )
-      const offered = (yield* toolbox.tools).map((tool) => tool.name)
+      const tools = yield* toolbox.tools
+      const offered = tools.map((tool) => tool.name)
       const tool = toolOf(scenario)
       if (tool === undefined) return `listed ${offered.length} tools`
       if (!offered.includes(tool.name)) {
         return yield* Effect.fail(`the server does not offer ${tool.name} (it offers ${offered})`)
       }
-      const result = yield* toolbox.call(ToolCall.make("call-1", tool.name, tool.args))
+      const schema = tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema
+      const args = tool.args === "" ? JSON.stringify({ schema }) : tool.args
+      const result = yield* toolbox.call(ToolCall.make("call-1", tool.name, args))
       if (result.isError) return yield* Effect.fail(`${tool.name} failed: ${result.content}`)
       return `${tool.name}: ${result.content}`
     }),
@@ -89,19 +127,25 @@ const withAuthorization = (
     }),
   )
 
-const run = (scenario: string, url: string) =>
-  (scenario.startsWith("auth/")
-    ? withAuthorization(
-        scenario,
-        url,
-        new HeadlessOAuthProvider({
-          clientName: "svir-mcp-bridge conformance client",
-          clientMetadataUrl,
-          preRegistered: preRegisteredOf(process.env.MCP_CONFORMANCE_CONTEXT),
-        }),
-      )
-    : connectAndCall(scenario, url)
+const run = (scenario: string, url: string) => {
+  const credentials = clientCredentialsOf(scenario, process.env.MCP_CONFORMANCE_CONTEXT)
+  if (credentials !== undefined) {
+    return connectAndCall(scenario, url, credentials).pipe(Effect.provide(acceptingUser))
+  }
+  return (
+    scenario.startsWith("auth/")
+      ? withAuthorization(
+          scenario,
+          url,
+          new HeadlessOAuthProvider({
+            clientName: "svir-mcp-bridge conformance client",
+            clientMetadataUrl,
+            preRegistered: preRegisteredOf(process.env.MCP_CONFORMANCE_CONTEXT),
+          }),
+        )
+      : connectAndCall(scenario, url)
   ).pipe(Effect.provide(acceptingUser))
+}
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO
 const url = process.argv[2]

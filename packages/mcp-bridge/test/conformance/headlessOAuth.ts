@@ -2,7 +2,11 @@
  * An OAuth client of the MCP SDK that completes the authorization redirect without a browser, as
  * the conformance suite's own example clients do (`ConformanceOAuthProvider`): it asks the
  * authorization endpoint for the redirect itself and reads the code from its `Location`. Only for
- * the suite's authorization servers, which redirect at once without asking anyone.
+ * the suite's authorization servers, which redirect at once without asking anyone. It does what
+ * the MCP SDK 1.x leaves to the provider (D46): it registers with `application_type` (SEP-837),
+ * refuses authorization server metadata whose `issuer` is not the server it was asked of, checks
+ * the redirect's `iss` against that issuer (RFC 9207, SEP-2468), and keeps what it registered
+ * with one authorization server from any other (SEP-2352).
  */
 import { randomUUID } from "node:crypto"
 import type {
@@ -35,7 +39,9 @@ export interface HeadlessOAuthOptions {
 export class HeadlessOAuthProvider implements OAuthClientProvider {
   readonly clientMetadata: OAuthClientMetadata
   readonly clientMetadataUrl?: string
-  private client: OAuthClientInformationMixed | undefined
+  /** What each authorization server registered, by its URL: never shown to another (SEP-2352). */
+  private readonly clients = new Map<string, OAuthClientInformationMixed>()
+  private readonly preRegistered: OAuthClientInformationMixed | undefined
   private savedTokens: OAuthTokens | undefined
   private verifier: string | undefined
   private expectedState: string | undefined
@@ -43,9 +49,14 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   private discovery: OAuthDiscoveryState | undefined
 
   constructor(options: HeadlessOAuthOptions) {
-    this.clientMetadata = { client_name: options.clientName, redirect_uris: [redirectUrl] }
+    // A loopback redirect is a native application's (SEP-837).
+    this.clientMetadata = {
+      client_name: options.clientName,
+      redirect_uris: [redirectUrl],
+      ...{ application_type: "native" },
+    }
     if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl
-    this.client =
+    this.preRegistered =
       options.preRegistered === undefined
         ? undefined
         : { ...options.preRegistered, redirect_uris: [redirectUrl] }
@@ -60,12 +71,17 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     return this.expectedState
   }
 
+  /** The authorization server the SDK's flow is talking to now. */
+  private get server(): string {
+    return this.discovery?.authorizationServerUrl ?? ""
+  }
+
   clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client
+    return this.clients.get(this.server) ?? this.preRegistered
   }
 
   saveClientInformation(client: OAuthClientInformationMixed): void {
-    this.client = client
+    this.clients.set(this.server, client)
   }
 
   tokens(): OAuthTokens | undefined {
@@ -79,6 +95,13 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   // Kept so that exchanging the code finds the metadata where the first discovery found it, which
   // may be a place only the server's WWW-Authenticate named (auth/metadata-var3).
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    const issuer = state.authorizationServerMetadata?.issuer
+    // RFC 8414 section 3.3: the metadata's issuer is the URL the metadata was asked of.
+    if (issuer !== undefined && !sameIssuer(issuer, state.authorizationServerUrl)) {
+      throw new Error(
+        `the authorization server metadata names the issuer ${issuer}, not ${state.authorizationServerUrl}, where it was found`,
+      )
+    }
     this.discovery = state
   }
 
@@ -108,11 +131,35 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     if (back.searchParams.get("state") !== (this.expectedState ?? null)) {
       throw new Error("the authorization redirect carries a state this client did not send")
     }
+    this.checkIssuer(back.searchParams.get("iss"))
     const code = back.searchParams.get("code")
     if (code === null) {
       throw new Error(`the authorization redirect has no code: ${back.searchParams.toString()}`)
     }
     this.code = code
+  }
+
+  /**
+   * RFC 9207: an `iss` in the redirect must be the issuer of the metadata, compared as strings;
+   * none is refused only when the metadata says the server sends it.
+   */
+  private checkIssuer(iss: string | null): void {
+    const metadata = this.discovery?.authorizationServerMetadata
+    if (iss === null) {
+      const advertised =
+        metadata !== undefined &&
+        "authorization_response_iss_parameter_supported" in metadata &&
+        metadata.authorization_response_iss_parameter_supported === true
+      if (advertised) {
+        throw new Error("the authorization redirect has no iss, which its server says it sends")
+      }
+      return
+    }
+    if (metadata === undefined || iss !== metadata.issuer) {
+      throw new Error(
+        `the authorization redirect names the issuer ${iss}, not ${metadata?.issuer ?? "the one discovered"}`,
+      )
+    }
   }
 
   /** The code of a redirect not exchanged yet, once: the client exchanges it for tokens. */
@@ -122,3 +169,7 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     return code
   }
 }
+
+/** Two issuer URLs alike but for a trailing slash, which the SDK adds to a bare origin. */
+const sameIssuer = (issuer: string, asked: string): boolean =>
+  issuer === asked || issuer.replace(/\/$/, "") === asked.replace(/\/$/, "")
