@@ -221,3 +221,10 @@ export const lossReason = (error: unknown): string => {
  */
 export const isNotConnected = (error: unknown): boolean =>
   error instanceof Error && error.message === "Not connected"
+
+/** The Timeout error of connecting (`doing`) that took longer than its bound. */
+export const connectTookTooLong = (doing: string, limitMillis: number): SvirError.SvirError =>
+  SvirError.make("Timeout", `${doing} took longer than ${limitMillis} ms`, {
+    limit: "connect",
+    limitMillis,
+  })

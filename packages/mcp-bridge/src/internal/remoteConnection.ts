@@ -11,7 +11,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { boundedFetch } from "./boundedFetch.js"
 import { makeConnectionState } from "./connection.js"
-import { httpStatusOf, sessionGoneReason, toSvirError, unreachableReason } from "./failure.js"
+import {
+  connectTookTooLong,
+  httpStatusOf,
+  sessionGoneReason,
+  toSvirError,
+  unreachableReason,
+} from "./failure.js"
 import type { Connection, Connector } from "./session.js"
 
 const closeGraceMillis = 3_000
@@ -131,22 +137,11 @@ export const connectSse = (settings: RemoteSettings): Connector =>
       ({ client }) => closeClient(client),
     )
     // The SDK bounds initializing only; waiting for the stream's first event is bounded here.
-    yield* connectClient(
-      client,
-      transport,
-      `connecting to the MCP server at ${settings.url.href} over the legacy SSE transport`,
-      settings,
-    ).pipe(
+    const doing = `connecting to the MCP server at ${settings.url.href} over the legacy SSE transport`
+    yield* connectClient(client, transport, doing, settings).pipe(
       Effect.timeoutOrElse({
         duration: settings.connectTimeoutMillis,
-        orElse: () =>
-          Effect.fail(
-            SvirError.make(
-              "Timeout",
-              `connecting to the MCP server at ${settings.url.href} over the legacy SSE transport took longer than ${settings.connectTimeoutMillis} ms`,
-              { limit: "connect", limitMillis: settings.connectTimeoutMillis },
-            ),
-          ),
+        orElse: () => Effect.fail(connectTookTooLong(doing, settings.connectTimeoutMillis)),
       }),
     )
     connected = true

@@ -1,9 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { type Redaction, SvirError } from "@svir/core"
+import type { Redaction } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { makeConnectionState } from "./connection.js"
-import { toSvirError } from "./failure.js"
+import { connectTookTooLong, toSvirError } from "./failure.js"
 import type { Connector } from "./session.js"
 
 /** What connecting over a transport the caller brings takes. */
@@ -37,14 +37,7 @@ export const connectTransport = (settings: TransportSettings): Connector =>
     }).pipe(
       Effect.timeoutOrElse({
         duration: settings.connectTimeoutMillis,
-        orElse: () =>
-          Effect.fail(
-            SvirError.make(
-              "Timeout",
-              `${doing} took longer than ${settings.connectTimeoutMillis} ms`,
-              { limit: "connect", limitMillis: settings.connectTimeoutMillis },
-            ),
-          ),
+        orElse: () => Effect.fail(connectTookTooLong(doing, settings.connectTimeoutMillis)),
       }),
     )
     return {
