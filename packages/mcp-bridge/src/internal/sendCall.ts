@@ -1,15 +1,14 @@
 import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js"
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import type * as Tracer from "effect/Tracer"
-import * as Content from "../Content.js"
+import type * as Content from "../Content.js"
+import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { CallSignal } from "./callSignal.js"
-import { cut } from "./cut.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
-import { outputProblem } from "./outputCheck.js"
 import { sendTask } from "./sendTask.js"
 import type { Connection } from "./session.js"
 import { toolsCall } from "./telemetry.js"
@@ -138,25 +137,15 @@ class PendingCall {
     check: JsonSchemaValidator<unknown> | undefined,
   ): void {
     if (this.settled) return
-    const { call, settings } = this
-    const read = asCallResult(result)
-    const problem = outputProblem(call.name, check, read)
-    if (problem !== undefined) {
-      this.settle(this.failure(problem, "handler_failed"))
-      return
-    }
     let answer: ToolResult.ToolResult
     try {
-      answer = Content.toToolResult(call.id, read, settings.content)
+      answer = answeredResult(this.settings, this.call, asCallResult(result), check)
     } catch (defect) {
       this.end()
       this.resume(Effect.die(defect))
       return
     }
-    // A failure's text may quote what the server echoed of the request (D3).
-    this.settle(
-      answer.isError ? { ...answer, content: settings.redaction.text(answer.content) } : answer,
-    )
+    this.settle(answer)
   }
 
   failed(error: unknown): void {
@@ -205,13 +194,7 @@ class PendingCall {
     this.stopWaiting()
   }
 
-  /**
-   * A failed result: its text is as long as the server made it, so it is redacted whole, then cut
-   * like a result's content.
-   */
   private failure(text: string, failure: ToolResult.Failure): ToolResult.ToolResult {
-    const { call, settings } = this
-    const maxChars = settings.content.maxChars ?? Content.defaultMaxChars
-    return ToolResult.error(call.id, cut(settings.redaction.text(text), maxChars), failure)
+    return failedResult(this.settings, this.call, text, failure)
   }
 }

@@ -6,14 +6,13 @@ import {
   type Task,
 } from "@modelcontextprotocol/sdk/types.js"
 import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { Toolbox, type ToolCall, ToolResult } from "@svir/core"
+import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Content from "../Content.js"
+import type * as Content from "../Content.js"
+import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
-import { cut } from "./cut.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
-import { outputProblem } from "./outputCheck.js"
 import type { Connection } from "./session.js"
 
 /** The wait between two polls when the server names none, and the bounds of what it names. */
@@ -43,16 +42,8 @@ export const sendTask = (
 ): Effect.Effect<ToolResult.ToolResult> => {
   const { client } = connection
   const options = (signal: AbortSignal) => ({ signal, timeout: settings.timeoutMillis })
-  const failed = (text: string, failure: ToolResult.Failure) => {
-    const maxChars = settings.content.maxChars ?? Content.defaultMaxChars
-    return ToolResult.error(call.id, cut(settings.redaction.text(text), maxChars), failure)
-  }
-  const answered = (result: Content.CallResult): ToolResult.ToolResult => {
-    const problem = outputProblem(call.name, check, result)
-    if (problem !== undefined) return failed(problem, "handler_failed")
-    const answer = Content.toToolResult(call.id, result, settings.content)
-    return answer.isError ? { ...answer, content: settings.redaction.text(answer.content) } : answer
-  }
+  const failed = (text: string, failure: ToolResult.Failure) =>
+    failedResult(settings, call, text, failure)
   const result = (taskId: string) =>
     Effect.tryPromise((signal) =>
       client.request(
@@ -60,7 +51,7 @@ export const sendTask = (
         CallToolResultSchema,
         options(signal),
       ),
-    ).pipe(Effect.map((read) => answered(read as Content.CallResult)))
+    ).pipe(Effect.map((read) => answeredResult(settings, call, read as Content.CallResult, check)))
   const poll = (task: Task): Effect.Effect<ToolResult.ToolResult, unknown> => {
     switch (task.status) {
       case "completed":
