@@ -26,6 +26,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { McpToolbox } from "../src/index.js"
+import { quantile } from "./quantile.js"
 
 const goal = 1.15
 const rounds = Number(process.env.BENCH_ROUNDS ?? 240)
@@ -196,14 +197,6 @@ await client.close()
 await Effect.runPromise(Scope.close(scope, Exit.void))
 
 // --- report -----------------------------------------------------------------------------------
-
-const quantile = (values: ReadonlyArray<number>, q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const at = (sorted.length - 1) * q
-  const low = Math.floor(at)
-  const high = Math.ceil(at)
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low)
-}
 
 const ratios = (
   over: ReadonlyArray<Sample>,

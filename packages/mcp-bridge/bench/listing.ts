@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { McpToolbox } from "../src/index.js"
+import { quantile } from "./quantile.js"
 
 const goal = 1.15
 const tools = 1_000
@@ -60,13 +61,6 @@ for (let at = 0; at < warmupRounds + rounds; at++) {
 await client.close()
 await Effect.runPromise(Scope.close(scope, Exit.void))
 
-const quantile = (values: ReadonlyArray<number>, q: number): number => {
-  const sorted = [...values].sort((x, y) => x - y)
-  const at = (sorted.length - 1) * q
-  const low = Math.floor(at)
-  const high = Math.ceil(at)
-  return sorted[low]! + (sorted[high]! - sorted[low]!) * (at - low)
-}
 const [p10, p50, p90] = [0.1, 0.5, 0.9].map((q) => quantile(ratios, q))
 console.log(
   `mcp-bridge listing ${tools + 1} tools over stdio, ${rounds} rounds (node ${process.version}): SDK ${quantile(costs.sdk, 0.5).toFixed(1)} ms CPU, bridge ${quantile(costs.bridge, 0.5).toFixed(1)} ms CPU per listing`,
