@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Follows the root README's "Use it in your project" as a new user would, running its marked
-# blocks as written: packs the packages, makes a project beside the clone in an empty folder,
+# blocks as written: installs, builds and packs in the clone, makes a project beside the clone in an empty folder,
 # pastes the agent, type-checks and runs it against the scripted model, then points it at a
 # server that is not there and expects one line and exit code 1.
 set -euo pipefail
@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 block() { node "$root/scripts/readme-block.mjs" "$1"; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$root" && npm run --silent pack >/dev/null)
+log="$work/pack.log"
+(cd "$root" && bash -euo pipefail -c "$(block pack)") > "$log" 2>&1 || { cat "$log" >&2; exit 1; }
 ln -s "$root" "$work/svir"
 cd "$work"
 bash -euo pipefail -c "$(block project)" > project.log 2>&1 || { cat project.log >&2; exit 1; }
