@@ -4,8 +4,9 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
 import { GenAi, Request } from "@svir/core"
 import { Answer } from "@svir/testing"
 import { Effect, Stream } from "effect"
-import { HttpClient } from "effect/http"
+import { HttpClient, HttpClientResponse } from "effect/http"
 import { otel } from "../../../test/otel.js"
+import { Client } from "../src/index.js"
 import { apiKey, failure, serverAndClient } from "./helpers.js"
 
 const hello = Request.make("qwen3").pipe(
@@ -162,6 +163,52 @@ describe("chat spans", () => {
       Effect.provideService(HttpClient.TracerHeaderFilter, () => true),
       Effect.provide(layer),
     )
+  })
+})
+
+describe("Effect's HTTP span", () => {
+  /** An HttpClient that answers at once and notes the span each request is sent in. */
+  const noting = (spans: Array<string>) =>
+    HttpClient.make((request) =>
+      Effect.currentSpan.pipe(
+        Effect.match({ onFailure: () => "none", onSuccess: (span) => span.name }),
+        Effect.map((span) => {
+          spans.push(span)
+          const body = JSON.stringify({
+            choices: [
+              { index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" },
+            ],
+          })
+          return HttpClientResponse.fromWeb(
+            request,
+            new Response(body, { headers: { "content-type": "application/json" } }),
+          )
+        }),
+      ),
+    )
+
+  it.effect("is not made with Effect's own tracer, which keeps spans nowhere (D26)", () =>
+    Effect.gen(function* () {
+      const spans: Array<string> = []
+      const client = yield* Client.make({ baseUrl: "https://llm.internal", apiKey }).pipe(
+        Effect.provideService(HttpClient.HttpClient, noting(spans)),
+      )
+      yield* client.complete(hello).pipe(Effect.withSpan("agent"))
+      assert.deepStrictEqual(spans, ["agent"])
+    }),
+  )
+
+  it.effect("is made under a tracer that exports spans", () => {
+    const { exporter, layer } = otel()
+    return Effect.gen(function* () {
+      const spans: Array<string> = []
+      const client = yield* Client.make({ baseUrl: "https://llm.internal", apiKey }).pipe(
+        Effect.provideService(HttpClient.HttpClient, noting(spans)),
+      )
+      yield* client.complete(hello)
+      assert.deepStrictEqual(spans, ["POST"])
+      assert.isTrue(exporter.getFinishedSpans().some((span) => span.name === "POST"))
+    }).pipe(Effect.provide(layer))
   })
 })
 

@@ -11,13 +11,14 @@ import * as Headers from "effect/http/Headers"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
-import type * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as UrlParams from "effect/http/UrlParams"
 import * as Option from "effect/Option"
 import type * as Pull from "effect/Pull"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as Redirect from "./redirect.js"
 import type { Settings } from "./settings.js"
 import type * as TotalTimeout from "./totalTimeout.js"
@@ -53,6 +54,60 @@ const transportError = (
   return SvirError.make("Transport", `could not reach ${url}: ${describeCause(cause)}`, { cause })
 }
 
+const ignore = () => {}
+
+/**
+ * Why a body is cancelled: made once, since fetch would make a `DOMException` for each cancel
+ * that gives no reason (D27).
+ */
+const callEnded = new Error("the call ended before the body was read to its end")
+
+/**
+ * The bytes of a response body, an error made by `onError` from what broke the read (its cause).
+ * A body fetch gave (Effect's `FetchHttpClient`, any `HttpClientResponse.fromWeb`) is read from
+ * its reader, with a finalizer that cancels it only when it was not read to its end: Effect's
+ * `response.stream` waits on a cancel of every body, read or not, when its scope closes (D27).
+ * Any other response is read through `response.stream`.
+ */
+const bodyOf = <E>(
+  response: HttpClientResponse.HttpClientResponse,
+  onError: (cause: unknown) => E,
+): Stream.Stream<Uint8Array, E> => {
+  const web = HttpClientResponse.toWeb(response)
+  if (Option.isNone(web)) {
+    return Stream.mapError(response.stream, (error) =>
+      onError("cause" in error.reason ? error.reason.cause : undefined),
+    )
+  }
+  const body = web.value.body
+  if (body === null) return Stream.fail(onError(undefined))
+  return Stream.fromChannel(
+    Channel.fromTransform((_, scope: Scope.Scope) =>
+      Effect.suspend(() => {
+        const reader = body.getReader()
+        let ended = false
+        const read: Pull.Pull<Arr.NonEmptyReadonlyArray<Uint8Array>, E> = Effect.flatMap(
+          Effect.tryPromise({ try: () => reader.read(), catch: onError }),
+          (result) => {
+            if (!result.done) return Effect.succeed([result.value] as const)
+            ended = true
+            return Cause.done()
+          },
+        )
+        return Effect.as(
+          Scope.addFinalizer(
+            scope,
+            Effect.sync(() => {
+              if (!ended) reader.cancel(callEnded).catch(ignore)
+            }),
+          ),
+          read,
+        )
+      }),
+    ),
+  )
+}
+
 /**
  * Reads at most `maxBytes` of a body, giving up after `deadlineMillis`: a server that sends the
  * headers of an error and stalls its body must not hold the caller. The request is aborted when
@@ -65,7 +120,7 @@ const readBounded = (
 ): Effect.Effect<string | undefined> => {
   const parts: Array<Uint8Array> = []
   let size = 0
-  return response.stream.pipe(
+  return bodyOf(response, ignore).pipe(
     Stream.runForEachWhile((chunk) =>
       Effect.sync(() => {
         parts.push(chunk)
@@ -147,6 +202,9 @@ export interface Transport {
   ) => Effect.Effect<A, SvirError.SvirError, Scope.Scope>
 }
 
+/** Effect's HTTP span is left out when no tracer would see it (D26). */
+const always = () => true
+
 /** fetch would follow a redirect to any origin, with the configured headers: D3. */
 const manualRedirects: globalThis.RequestInit = { redirect: "manual" }
 
@@ -189,7 +247,15 @@ export const make = (http: HttpClient.HttpClient, settings: Settings): Transport
     // them on.
     const traced = settings.propagateTraceContext
       ? context
-      : Context.add(context, HttpClient.TracerPropagationEnabled, false)
+      : Context.add(
+          // D26: with Effect's own tracer, which keeps its spans nowhere, the HTTP span would be
+          // made, filled and ended for no one; a tracer that exports spans gets it.
+          Context.get(context, Tracer.Tracer) === Tracer.nativeTracer
+            ? Context.add(context, HttpClient.TracerDisabledWhen, always)
+            : context,
+          HttpClient.TracerPropagationEnabled,
+          false,
+        )
     const redacting = traced.pipe(
       // fetch would follow a redirect to any origin with the configured headers, and resend the
       // body on a 307 or 308: redirects are the client's to decide (D3).
@@ -295,12 +361,11 @@ export const readWhole = (
 ): Effect.Effect<string, SvirError.SvirError> => {
   const parts: Array<Uint8Array> = []
   let size = 0
-  return response.stream.pipe(
-    Stream.mapError((error) =>
-      SvirError.make("Transport", "the connection broke while the answer was being read", {
-        cause: "cause" in error.reason ? error.reason.cause : undefined,
-      }),
-    ),
+  return bodyOf(response, (cause) =>
+    SvirError.make("Transport", "the connection broke while the answer was being read", {
+      cause,
+    }),
+  ).pipe(
     Stream.runForEach((chunk) => {
       size += chunk.length
       if (size > settings.maxResponseBytes) {
@@ -362,11 +427,11 @@ export const requireEventStream = (
   )
 }
 
-const truncated = (error: HttpClientError.HttpClientError): SvirError.SvirError =>
+const truncated = (cause: unknown): SvirError.SvirError =>
   SvirError.make(
     "TruncatedStream",
     "the connection broke while the answer was streaming; the answer is incomplete",
-    { cause: "cause" in error.reason ? error.reason.cause : undefined },
+    { cause },
   )
 
 /**
@@ -391,9 +456,7 @@ export const eventPull = (
   Effect.clockWith((clock) =>
     Effect.flatMap(
       Channel.toPullScoped(
-        Stream.toChannel(
-          Codec.decodeStream(settings.codec, Stream.mapError(response.stream, truncated)),
-        ),
+        Stream.toChannel(Codec.decodeStream(settings.codec, bodyOf(response, truncated))),
         scope,
       ),
       (events) => {
