@@ -4,12 +4,12 @@
  * @since 0.2.0
  * @module
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import type {
   ReadResourceResult,
   Resource,
-  ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js"
+  ResourceTemplateType as ResourceTemplate,
+} from "@modelcontextprotocol/client"
 import { Json, Redaction, SvirError, Tool, Toolbox, ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -108,7 +108,7 @@ const defaultMaxBlobBytes = 1024 * 1024
  *
  * @example
  * ```ts
- * import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+ * import type { Client } from "@modelcontextprotocol/client"
  * import { Effect } from "effect"
  * import { McpResources } from "@svir/mcp-bridge"
  *

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { Client } from "@modelcontextprotocol/client"
+import { InMemoryTransport } from "@modelcontextprotocol/client"
 import {
   type JSONRPCMessage,
   type JSONRPCRequest,

@@ -1,4 +1,4 @@
-import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
 import { type ToolCall, ToolResult } from "@svir/core"
 import * as Content from "../Content.js"
 import type { CallSettings } from "./callSettings.js"

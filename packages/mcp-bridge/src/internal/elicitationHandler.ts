@@ -1,14 +1,14 @@
 import {
   type ElicitRequest,
   type ElicitResult,
-  ErrorCode,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js"
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/client"
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
   jsonSchemaValidator,
-} from "@modelcontextprotocol/sdk/validation/types.js"
+} from "@modelcontextprotocol/client"
 import type { Redaction } from "@svir/core"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
@@ -44,12 +44,12 @@ export const answerElicitation =
   ) =>
   async (
     request: ElicitRequest,
-    extra: { readonly signal: AbortSignal },
+    context: { readonly mcpReq: { readonly signal: AbortSignal } },
   ): Promise<ElicitResult> => {
     const params = request.params
     // URL mode: the SDK refuses it before this handler, as it is not declared (D25).
     if (!("requestedSchema" in params)) {
-      throw new McpError(ErrorCode.InvalidParams, "this client answers form elicitation only")
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "this client answers form elicitation only")
     }
     const check = compile(validator, params.requestedSchema)
     if (Option.isNone(settings.service)) return declined
@@ -62,9 +62,9 @@ export const answerElicitation =
     // nothing, and the user's effect is interrupted.
     const outcome = await Effect.runPromiseWith(settings.context)(
       answerOf(asked, check, params.requestedSchema, settings),
-      { signal: extra.signal },
+      { signal: context.mcpReq.signal },
     )
-    if (outcome instanceof McpError) throw outcome
+    if (outcome instanceof ProtocolError) throw outcome
     return outcome
   }
 
@@ -77,8 +77,8 @@ const compile = (
     // The SDK's form schema is a JSON Schema object; its type is only narrower.
     return validator.getValidator(schema as JsonSchemaType)
   } catch (error) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `the requested schema cannot be checked: ${error instanceof Error ? error.message : String(error)}`,
     )
   }
@@ -93,7 +93,7 @@ const answerOf = (
   check: JsonSchemaValidator<unknown>,
   schema: Elicitation.RequestedSchema,
   settings: ElicitationSettings,
-): Effect.Effect<ElicitResult | McpError> =>
+): Effect.Effect<ElicitResult | ProtocolError> =>
   asked.pipe(
     Effect.timeoutOption(settings.timeoutMillis),
     Effect.flatMap(
@@ -111,7 +111,7 @@ const answerOf = (
                 `the Elicitation service failed; the server is told so: ${Cause.pretty(cause)}`,
               ),
             ),
-            new McpError(ErrorCode.InternalError, "the client failed to ask the user"),
+            new ProtocolError(ProtocolErrorCode.InternalError, "the client failed to ask the user"),
           ),
     ),
   )
@@ -138,7 +138,7 @@ const checked = (
   check: JsonSchemaValidator<unknown>,
   schema: Elicitation.RequestedSchema,
   redaction: Redaction.Redaction,
-): Effect.Effect<ElicitResult | McpError> => {
+): Effect.Effect<ElicitResult | ProtocolError> => {
   if (answer.action !== "accept") return Effect.succeed({ action: answer.action })
   const content = withDefaults(answer.content, schema)
   const result = check(content)
@@ -150,6 +150,6 @@ const checked = (
   const why = `does not fit the requested schema (${result.errorMessage})`
   return Effect.as(
     Effect.logWarning(redaction.text(`the Elicitation service's answer ${why}; it was not sent`)),
-    new McpError(ErrorCode.InternalError, `the client's answer ${why}`),
+    new ProtocolError(ProtocolErrorCode.InternalError, `the client's answer ${why}`),
   )
 }

@@ -1,6 +1,6 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { PaginatedResultSchema } from "@modelcontextprotocol/sdk/types.js"
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import type { Client } from "@modelcontextprotocol/client"
+import { specTypeSchemas } from "@modelcontextprotocol/client"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/client"
 import type { Redaction, SvirError } from "@svir/core"
 import { Text } from "@svir/core"
 import * as Clock from "effect/Clock"
@@ -34,7 +34,7 @@ const listAll = (
     async (cursor, options) => {
       const answer = await client.request(
         { method: "tools/list", params: cursorParams(cursor) },
-        PaginatedResultSchema,
+        specTypeSchemas.PaginatedResult,
         options,
       )
       return {

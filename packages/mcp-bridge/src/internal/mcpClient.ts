@@ -1,5 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Client } from "@modelcontextprotocol/client"
 import { type Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Elicitation from "../Elicitation.js"
@@ -66,7 +65,8 @@ export const clientFeatures = (
  * declares form elicitation, with defaults applied (D25, D26) and, when roots are given, `roots` without `listChanged`
  * (D28). One schema validator serves both the SDK's checks of tool output and the elicitation
  * handler's check of the user's content: the bridge's, which runs a server's patterns with RE2
- * and refuses schemas too large to compile quickly (D38, D40).
+ * and refuses schemas too large to compile quickly (D38, D40). It negotiates the protocol's era
+ * with each server (D48).
  */
 export const makeClient = (features: ClientFeatures): Client => {
   const validator = makeSchemaValidator()
@@ -77,14 +77,17 @@ export const makeClient = (features: ClientFeatures): Client => {
       ...(roots === undefined ? {} : { roots: {} }),
     },
     jsonSchemaValidator: validator,
+    // Each connection speaks the server's era: 2026-07-28 when `server/discover` says so, the
+    // 2025 `initialize` handshake otherwise (D48).
+    versionNegotiation: { mode: "auto" },
   })
   client.setRequestHandler(
-    ElicitRequestSchema,
+    "elicitation/create",
     answerElicitation(features.elicitation, validator, () => client.getServerVersion()?.name),
   )
   if (roots !== undefined) {
     const listed = { roots: [...roots] }
-    client.setRequestHandler(ListRootsRequestSchema, () => listed)
+    client.setRequestHandler("roots/list", () => listed)
   }
   return client
 }

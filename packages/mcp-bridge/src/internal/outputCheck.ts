@@ -2,7 +2,7 @@ import type {
   JsonSchemaType,
   JsonSchemaValidator,
   jsonSchemaValidator,
-} from "@modelcontextprotocol/sdk/validation/types.js"
+} from "@modelcontextprotocol/client"
 import type * as Content from "../Content.js"
 import { describe } from "./failure.js"
 

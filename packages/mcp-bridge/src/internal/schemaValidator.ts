@@ -1,9 +1,9 @@
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
   jsonSchemaValidator,
-} from "@modelcontextprotocol/sdk/validation/types.js"
+} from "@modelcontextprotocol/client"
 import { Ajv } from "ajv"
 import * as ajvFormats from "ajv-formats"
 import { RE2JS } from "re2js"

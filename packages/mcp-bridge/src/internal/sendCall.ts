@@ -1,5 +1,5 @@
-import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js"
-import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import { type Progress, specTypeSchemas } from "@modelcontextprotocol/client"
+import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
@@ -84,7 +84,7 @@ const sendOne = (
             method: "tools/call",
             params: { name: serverName, arguments: args, ...traceMeta(settings, span) },
           },
-          CallToolResultSchema,
+          specTypeSchemas.CallToolResult,
           {
             signal: pending.signal.asAbortSignal,
             timeout: settings.timeoutMillis,

@@ -1,8 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
+import { serializeMessage } from "@modelcontextprotocol/client"
+import type { Transport } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage } from "@modelcontextprotocol/client"
 import { MessageReader, type Piece, tooLargeAnswer } from "./bounded.js"
 import { makeDrainWait, makeTurnWriter } from "./turnWriter.js"
 
@@ -42,6 +42,15 @@ export class GroupStdioTransport implements Transport {
   /** The server's id, which is also its process group's id, once started. */
   get pid(): number | undefined {
     return this.child?.pid
+  }
+
+  /**
+   * The server's stderr, once started. With `pid`, it marks a stdio transport to the SDK's
+   * negotiation (D48): a server that does not answer `server/discover` in time is then taken for
+   * an older one, where over HTTP it would be an outage.
+   */
+  get stderr(): NodeJS.ReadableStream | null {
+    return this.child?.stderr ?? null
   }
 
   start(): Promise<void> {
