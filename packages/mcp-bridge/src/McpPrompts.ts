@@ -75,7 +75,10 @@ export const make = (
       "prompts",
       "prompts",
       async (client, cursor, request) => {
-        const page = await client.listPrompts(cursorParams(cursor), request)
+        const page = await client.request(
+          { method: "prompts/list", ...cursorParams(cursor) },
+          request,
+        )
         return { items: page.prompts, nextCursor: page.nextCursor }
       },
       bounds,

@@ -134,7 +134,10 @@ export const make = (
       "resources",
       "resources",
       async (client, cursor, request) => {
-        const page = await client.listResources(cursorParams(cursor), request)
+        const page = await client.request(
+          { method: "resources/list", ...cursorParams(cursor) },
+          request,
+        )
         return { items: page.resources, nextCursor: page.nextCursor }
       },
       bounds,
@@ -145,7 +148,10 @@ export const make = (
       "resources",
       "resource templates",
       async (client, cursor, request) => {
-        const page = await client.listResourceTemplates(cursorParams(cursor), request)
+        const page = await client.request(
+          { method: "resources/templates/list", ...cursorParams(cursor) },
+          request,
+        )
         return { items: page.resourceTemplates, nextCursor: page.nextCursor }
       },
       bounds,

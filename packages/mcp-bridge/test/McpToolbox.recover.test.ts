@@ -230,7 +230,7 @@ describe("McpToolbox.http reconnects", () => {
       assert.isTrue(result.isError)
       assert.match(
         result.content,
-        /^tool count failed: Streamable HTTP error: Error POSTing to endpoint: .*the tool ran, then the server failed/,
+        /^tool count failed: Error POSTing to endpoint: .*the tool ran, then the server failed/,
       )
       assert.deepStrictEqual(seen, { initializations: 1, runs: 1, callPosts: 1 })
     }),

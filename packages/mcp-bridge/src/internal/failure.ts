@@ -61,6 +61,16 @@ export const describe = (error: unknown): string => {
     )
     return `the answer does not fit the MCP protocol (${listed.join("; ")})`
   }
+  // The server's error answer, in the words SDK 1.x gave it: the code, then the server's message.
+  if (error instanceof ProtocolError) return `MCP error ${error.code}: ${error.message}`
+  // Negotiating the era is the first request of a connection: what made it fail is what happened.
+  if (
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    error.cause instanceof Error
+  ) {
+    return describe(error.cause)
+  }
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ""
     return `${error.message}${cause}`

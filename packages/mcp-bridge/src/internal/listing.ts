@@ -33,7 +33,7 @@ const listAll = (
     "tools",
     async (cursor, options) => {
       const answer = await client.request(
-        { method: "tools/list", params: cursorParams(cursor) },
+        { method: "tools/list", ...cursorParams(cursor) },
         specTypeSchemas.PaginatedResult,
         options,
       )

@@ -118,6 +118,10 @@ export const listFeature = <A>(
       : listPages(what, (cursor, options) => fetchPage(client, cursor, options), bounds, redaction)
   })
 
-/** The params of a page request: the cursor, when there is one. */
-export const cursorParams = (cursor: string | undefined) =>
-  cursor === undefined ? undefined : { cursor }
+/**
+ * The params of a page request: the cursor, when there is one. Pages are asked for one at a time
+ * with `request`: the SDK's `list*` methods walk every page themselves when given no cursor, past
+ * the bounds above (D48).
+ */
+export const cursorParams = (cursor: string | undefined): { readonly params?: { cursor: string } } =>
+  cursor === undefined ? {} : { params: { cursor } }
