@@ -134,7 +134,7 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
     const kind = status === 401 || status === 403 ? "Authentication" : "Transport"
     return SvirError.make(kind, `${doing} failed: the server answered HTTP ${status}`, {
       status,
-      serverMessage: (error as Error).message,
+      serverMessage: httpServerMessage(error),
       cause: error,
     })
   }
@@ -190,6 +190,18 @@ export const httpStatusOf = (error: unknown): number | undefined => {
   if (!(error instanceof Error)) return undefined
   const legacy = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(error.message)
   return legacy === null ? undefined : Number(legacy[1])
+}
+
+/**
+ * What an HTTP failure says, the body of the server's answer included: the SDK keeps it apart
+ * (`data.text`) when its own words stand in the message, as for a refused negotiation.
+ */
+const httpServerMessage = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  const body = error instanceof SdkHttpError ? error.data.text : undefined
+  return typeof body === "string" && body !== "" && !message.includes(body)
+    ? `${message}: ${body}`
+    : message
 }
 
 /** The codes of a failure to open a connection: nothing of the request was sent (D13). */
