@@ -279,6 +279,12 @@ const defaultStopGraceMillis = 2_000
 // The bound of the SDK's own stdio transport (its HTTP transport has none).
 const defaultMaxMessageBytes = 10 * 1024 * 1024
 const defaultReconnect: ReconnectPolicy = { attempts: 3, backoffMillis: 200 }
+/**
+ * How long a stdio server may take to answer `server/discover` before it is taken for an older
+ * one that ignores requests it does not know (D48): answering takes a server milliseconds once it
+ * reads its input.
+ */
+const stdioProbeTimeoutMillis = 3_000
 
 /**
  * Bridges a Client that is already connected (one that is not is a Config error). The tools are
@@ -367,7 +373,7 @@ export const stdio = (
       },
       connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
       redaction,
-      newClient: () => makeClient(features),
+      newClient: () => makeClient(features, stdioProbeTimeoutMillis),
     })
     return yield* bridge(connect, restart, options, redaction)
   })

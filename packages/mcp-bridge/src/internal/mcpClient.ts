@@ -66,9 +66,10 @@ export const clientFeatures = (
  * (D28). One schema validator serves both the SDK's checks of tool output and the elicitation
  * handler's check of the user's content: the bridge's, which runs a server's patterns with RE2
  * and refuses schemas too large to compile quickly (D38, D40). It negotiates the protocol's era
- * with each server (D48).
+ * with each server (D48); `probeTimeoutMillis` bounds the wait for the answer to `server/discover`
+ * where no answer means an older server (stdio), rather than the whole time of connecting.
  */
-export const makeClient = (features: ClientFeatures): Client => {
+export const makeClient = (features: ClientFeatures, probeTimeoutMillis?: number): Client => {
   const validator = makeSchemaValidator()
   const roots = features.roots
   const client = new Client(clientInfo, {
@@ -79,7 +80,10 @@ export const makeClient = (features: ClientFeatures): Client => {
     jsonSchemaValidator: validator,
     // Each connection speaks the server's era: 2026-07-28 when `server/discover` says so, the
     // 2025 `initialize` handshake otherwise (D48).
-    versionNegotiation: { mode: "auto" },
+    versionNegotiation: {
+      mode: "auto",
+      ...(probeTimeoutMillis === undefined ? {} : { probe: { timeoutMs: probeTimeoutMillis } }),
+    },
   })
   client.setRequestHandler(
     "elicitation/create",
