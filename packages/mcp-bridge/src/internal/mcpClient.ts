@@ -80,6 +80,10 @@ export const makeClient = (features: ClientFeatures, probeTimeoutMillis?: number
     jsonSchemaValidator: validator,
     // Each connection speaks the server's era: 2026-07-28 when `server/discover` says so, the
     // 2025 `initialize` handshake otherwise (D48).
+    // On a 2026-07-28 connection the server sends list changes only on a `subscriptions/listen`
+    // stream, which this opens; the toolbox's own handler of the notification reads them, on
+    // either era, and lists the tools itself, within its bounds (D48).
+    listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => {} } },
     versionNegotiation: {
       mode: "auto",
       ...(probeTimeoutMillis === undefined ? {} : { probe: { timeoutMs: probeTimeoutMillis } }),
