@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type {
   JsonSchemaType,
   jsonSchemaValidator,
-} from "@modelcontextprotocol/sdk/validation/types.js"
+} from "@modelcontextprotocol/client"
 import * as fc from "fast-check"
 import { schemaBounds } from "../src/internal/schemaBounds.js"
 import { makeSchemaValidator } from "../src/internal/schemaValidator.js"
