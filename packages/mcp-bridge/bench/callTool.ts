@@ -18,9 +18,9 @@
  * the SDK's child does not pay (D11).
  */
 import { fileURLToPath } from "node:url"
+import type { RequestOptions } from "@modelcontextprotocol/client"
 import { Client } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import type { RequestOptions } from "@modelcontextprotocol/client"
 import type { ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

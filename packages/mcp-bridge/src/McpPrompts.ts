@@ -4,8 +4,7 @@
  * @since 0.2.0
  * @module
  */
-import type { Client } from "@modelcontextprotocol/client"
-import type { GetPromptResult, Prompt } from "@modelcontextprotocol/client"
+import type { Client, GetPromptResult, Prompt } from "@modelcontextprotocol/client"
 import { Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { cursorParams, listFeature, pageBounds } from "./internal/pages.js"

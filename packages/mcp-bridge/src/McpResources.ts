@@ -4,8 +4,8 @@
  * @since 0.2.0
  * @module
  */
-import type { Client } from "@modelcontextprotocol/client"
 import type {
+  Client,
   ReadResourceResult,
   Resource,
   ResourceTemplateType as ResourceTemplate,

@@ -5,9 +5,7 @@
  * @module
  */
 
-import type { OAuthClientProvider } from "@modelcontextprotocol/client"
-import type { Client } from "@modelcontextprotocol/client"
-import type { Transport } from "@modelcontextprotocol/client"
+import type { Client, OAuthClientProvider, Transport } from "@modelcontextprotocol/client"
 import {
   GenAi,
   Json,

@@ -2,8 +2,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/client"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   ErrorCode,

@@ -79,7 +79,6 @@ class BrowserlessProvider implements OAuthClientProvider {
 }
 
 describe("McpToolbox.http with an OAuth authProvider", () => {
-  afterEach(assertNoChildLeft)
   // SDK 2.x's `auth` writes the authorization server's refusal to console.warn, past any
   // redaction (D48); kept off the test's output.
   beforeEach(() => {
@@ -87,6 +86,7 @@ describe("McpToolbox.http with an OAuth authProvider", () => {
   })
   afterEach(() => {
     vi.restoreAllMocks()
+    assertNoChildLeft()
   })
 
   it.live(

@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/client"
-import { InMemoryTransport } from "@modelcontextprotocol/client"
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import {
   type JSONRPCMessage,
   type JSONRPCRequest,

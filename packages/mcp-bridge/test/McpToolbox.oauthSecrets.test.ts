@@ -145,7 +145,6 @@ const providers: ReadonlyArray<{
 ]
 
 describe("McpToolbox.http keeps an OAuth client's credentials out of errors and logs", () => {
-  afterEach(assertNoChildLeft)
   // SDK 2.x's `auth` writes the authorization server's refusal to console.warn, past any
   // redaction (D48); kept off the test's output.
   beforeEach(() => {
@@ -153,6 +152,7 @@ describe("McpToolbox.http keeps an OAuth client's credentials out of errors and 
   })
   afterEach(() => {
     vi.restoreAllMocks()
+    assertNoChildLeft()
   })
 
   for (const provider of providers) {

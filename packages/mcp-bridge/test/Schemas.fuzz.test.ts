@@ -1,8 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import type {
-  JsonSchemaType,
-  jsonSchemaValidator,
-} from "@modelcontextprotocol/client"
+import type { JsonSchemaType, jsonSchemaValidator } from "@modelcontextprotocol/client"
 import * as fc from "fast-check"
 import { schemaBounds } from "../src/internal/schemaBounds.js"
 import { makeSchemaValidator } from "../src/internal/schemaValidator.js"

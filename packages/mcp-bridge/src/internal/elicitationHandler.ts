@@ -1,13 +1,13 @@
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from "@modelcontextprotocol/client"
 import {
   type ElicitRequest,
   type ElicitResult,
   ProtocolError,
   ProtocolErrorCode,
-} from "@modelcontextprotocol/client"
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
 } from "@modelcontextprotocol/client"
 import type { Redaction } from "@svir/core"
 import * as Cause from "effect/Cause"
@@ -49,7 +49,10 @@ export const answerElicitation =
     const params = request.params
     // URL mode: the SDK refuses it before this handler, as it is not declared (D25).
     if (!("requestedSchema" in params)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "this client answers form elicitation only")
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        "this client answers form elicitation only",
+      )
     }
     const check = compile(validator, params.requestedSchema)
     if (Option.isNone(settings.service)) return declined

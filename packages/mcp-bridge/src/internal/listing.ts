@@ -1,6 +1,5 @@
-import type { Client } from "@modelcontextprotocol/client"
+import type { Client, jsonSchemaValidator } from "@modelcontextprotocol/client"
 import { specTypeSchemas } from "@modelcontextprotocol/client"
-import type { jsonSchemaValidator } from "@modelcontextprotocol/client"
 import type { Redaction, SvirError } from "@svir/core"
 import { Text } from "@svir/core"
 import * as Clock from "effect/Clock"

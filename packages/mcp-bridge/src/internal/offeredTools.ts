@@ -1,9 +1,9 @@
+import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
 import {
   type Tool as McpTool,
   type StandardSchemaV1,
   specTypeSchemas,
 } from "@modelcontextprotocol/client"
-import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
 import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
 import type { OutputChecks } from "./outputCheck.js"

@@ -123,5 +123,6 @@ export const listFeature = <A>(
  * with `request`: the SDK's `list*` methods walk every page themselves when given no cursor, past
  * the bounds above (D48).
  */
-export const cursorParams = (cursor: string | undefined): { readonly params?: { cursor: string } } =>
-  cursor === undefined ? {} : { params: { cursor } }
+export const cursorParams = (
+  cursor: string | undefined,
+): { readonly params?: { cursor: string } } => (cursor === undefined ? {} : { params: { cursor } })

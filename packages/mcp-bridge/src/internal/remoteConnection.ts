@@ -1,8 +1,15 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/client"
-import type { Client } from "@modelcontextprotocol/client"
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/client"
-import { SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import type { FetchLike, Transport } from "@modelcontextprotocol/client"
+import type {
+  Client,
+  FetchLike,
+  OAuthClientProvider,
+  Transport,
+} from "@modelcontextprotocol/client"
+import {
+  SdkHttpError,
+  SSEClientTransport,
+  SseError,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client"
 import { type Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"

@@ -1,9 +1,9 @@
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
   jsonSchemaValidator,
 } from "@modelcontextprotocol/client"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import { Ajv } from "ajv"
 import * as ajvFormats from "ajv-formats"
 import { RE2JS } from "re2js"

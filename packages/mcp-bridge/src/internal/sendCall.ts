@@ -1,5 +1,5 @@
-import { type Progress, specTypeSchemas } from "@modelcontextprotocol/client"
 import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
+import { type Progress, specTypeSchemas } from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"

@@ -1,5 +1,5 @@
-import { specTypeSchemas, type Task } from "@modelcontextprotocol/client"
 import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
+import { specTypeSchemas, type Task } from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

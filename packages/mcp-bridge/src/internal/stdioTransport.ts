@@ -1,8 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
 import { serializeMessage } from "@modelcontextprotocol/client"
-import type { Transport } from "@modelcontextprotocol/client"
-import type { JSONRPCMessage } from "@modelcontextprotocol/client"
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
 import { MessageReader, type Piece, tooLargeAnswer } from "./bounded.js"
 import { makeDrainWait, makeTurnWriter } from "./turnWriter.js"
 

@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/client"
-import type { Transport } from "@modelcontextprotocol/client"
+import type { Client, Transport } from "@modelcontextprotocol/client"
 import type { Redaction } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { makeConnectionState } from "./connection.js"
