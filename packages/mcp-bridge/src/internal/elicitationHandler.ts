@@ -1,8 +1,3 @@
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from "@modelcontextprotocol/client"
 import {
   type ElicitRequest,
   type ElicitResult,
@@ -15,6 +10,7 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Elicitation from "../Elicitation.js"
+import type { SchemaCheck, SchemaValidator } from "./schemaValidator.js"
 
 /** How `elicitation/create` is answered, fixed when the toolbox is made. */
 export interface ElicitationSettings {
@@ -39,7 +35,7 @@ const cancelled: ElicitResult = { action: "cancel" }
 export const answerElicitation =
   (
     settings: ElicitationSettings,
-    validator: jsonSchemaValidator,
+    validator: SchemaValidator,
     serverName: () => string | undefined,
   ) =>
   async (
@@ -72,13 +68,10 @@ export const answerElicitation =
   }
 
 /** The form's check; a schema that cannot be compiled is the server's fault, told before asking. */
-const compile = (
-  validator: jsonSchemaValidator,
-  schema: Elicitation.RequestedSchema,
-): JsonSchemaValidator<unknown> => {
+const compile = (validator: SchemaValidator, schema: Elicitation.RequestedSchema): SchemaCheck => {
   try {
     // The SDK's form schema is a JSON Schema object; its type is only narrower.
-    return validator.getValidator(schema as JsonSchemaType)
+    return validator.compile(schema)
   } catch (error) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
@@ -93,7 +86,7 @@ const compile = (
  */
 const answerOf = (
   asked: Effect.Effect<Elicitation.Answer>,
-  check: JsonSchemaValidator<unknown>,
+  check: SchemaCheck,
   schema: Elicitation.RequestedSchema,
   settings: ElicitationSettings,
 ): Effect.Effect<ElicitResult | ProtocolError> =>
@@ -135,10 +128,19 @@ const withDefaults = (
   return filled as Elicitation.Content
 }
 
+/** The content as the SDK's result holds it: the same values, its lists copied. */
+const sendable = (content: Elicitation.Content) =>
+  Object.fromEntries(
+    Object.entries(content).map(([name, value]) => [
+      name,
+      typeof value === "object" ? [...value] : value,
+    ]),
+  )
+
 /** Accepted content, with the form's defaults, is sent only when it fits the requested schema. */
 const checked = (
   answer: Elicitation.Answer,
-  check: JsonSchemaValidator<unknown>,
+  check: SchemaCheck,
   schema: Elicitation.RequestedSchema,
   redaction: Redaction.Redaction,
 ): Effect.Effect<ElicitResult | ProtocolError> => {
@@ -146,8 +148,7 @@ const checked = (
   const content = withDefaults(answer.content, schema)
   const result = check(content)
   if (result.valid) {
-    // The SDK parses the result into a copy of its own before sending it; it is only read.
-    return Effect.succeed({ action: "accept", content: content as ElicitResult["content"] })
+    return Effect.succeed({ action: "accept", content: sendable(content) })
   }
   // Ajv's message names the fields and the rules they broke, not the values given.
   const why = `does not fit the requested schema (${result.errorMessage})`

@@ -1,4 +1,4 @@
-import type { Client, jsonSchemaValidator } from "@modelcontextprotocol/client"
+import type { Client } from "@modelcontextprotocol/client"
 import { specTypeSchemas } from "@modelcontextprotocol/client"
 import type { Redaction, SvirError } from "@svir/core"
 import { Text } from "@svir/core"
@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
 import { compileOutputCheck } from "./outputCheck.js"
 import { cursorParams, listPages } from "./pages.js"
-import { uncheckedPatterns } from "./schemaValidator.js"
+import { type SchemaValidator, uncheckedPatterns } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The bounds of one listing. */
@@ -52,7 +52,7 @@ export interface ListingSettings extends Bounds {
   /** Applied to the listing's errors and warnings. */
   readonly redaction: Redaction.Redaction
   /** Compiles the output schemas: the bridge's, whatever Client is bridged (D42). */
-  readonly validator: jsonSchemaValidator
+  readonly validator: SchemaValidator
 }
 
 /**

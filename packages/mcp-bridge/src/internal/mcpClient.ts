@@ -77,7 +77,7 @@ export const makeClient = (features: ClientFeatures, probeTimeoutMillis?: number
       elicitation: { form: { applyDefaults: true } },
       ...(roots === undefined ? {} : { roots: {} }),
     },
-    jsonSchemaValidator: validator,
+    jsonSchemaValidator: validator.sdk,
     // Each connection speaks the server's era: 2026-07-28 when `server/discover` says so, the
     // 2025 `initialize` handshake otherwise (D48).
     // On a 2026-07-28 connection the server sends list changes only on a `subscriptions/listen`

@@ -1,4 +1,3 @@
-import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
 import {
   type Tool as McpTool,
   type StandardSchemaV1,
@@ -8,6 +7,7 @@ import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
 import type { OutputChecks } from "./outputCheck.js"
 import { schemaProblem } from "./schemaBounds.js"
+import type { SchemaCheck } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The tools of one listing as offered, the way back to the server's names, and those left out. */
@@ -41,7 +41,7 @@ export const noTools: OfferedTools = {
  * The check of a tool's structured content, compiled from its output schema, or why it cannot be
  * compiled, as the reason the tool is left out.
  */
-export type OutputCompiler = (tool: McpTool) => JsonSchemaValidator<unknown> | string
+export type OutputCompiler = (tool: McpTool) => SchemaCheck | string
 
 // A zod message names the path and what was expected; three are enough to find the fault.
 const maxIssues = 3
@@ -58,7 +58,7 @@ export const offerTools = (
   serverRunsTasks: boolean,
 ): OfferedTools => {
   const admitted: Array<McpTool> = []
-  const outputChecks = new Map<string, JsonSchemaValidator<unknown>>()
+  const outputChecks = new Map<string, SchemaCheck>()
   const taskTools = new Set<string>()
   const skipped: Array<SkippedTool> = []
   const refused = new Set<number>()
@@ -106,7 +106,7 @@ const asTask = (tool: McpTool, serverRunsTasks: boolean): boolean => {
  * it lists well that the bridge does not support.
  */
 type Admission =
-  | { readonly tool: McpTool; readonly check?: JsonSchemaValidator<unknown> | undefined }
+  | { readonly tool: McpTool; readonly check?: SchemaCheck | undefined }
   | { readonly reason: string; readonly listedWrongly: boolean }
 
 const refuse = (reason: string): Admission => ({ reason, listedWrongly: true })

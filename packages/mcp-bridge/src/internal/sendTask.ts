@@ -1,4 +1,3 @@
-import type { JsonSchemaValidator } from "@modelcontextprotocol/client"
 import { specTypeSchemas, type Task } from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Duration from "effect/Duration"
@@ -7,6 +6,7 @@ import type * as Content from "../Content.js"
 import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
+import type { SchemaCheck } from "./schemaValidator.js"
 import type { Connection } from "./session.js"
 
 /** The wait between two polls when the server names none, and the bounds of what it names. */
@@ -32,7 +32,7 @@ export const sendTask = (
   call: ToolCall.ToolCall,
   serverName: string,
   args: Record<string, unknown>,
-  check: JsonSchemaValidator<unknown> | undefined,
+  check: SchemaCheck | undefined,
 ): Effect.Effect<ToolResult.ToolResult> => {
   const { client } = connection
   const options = (signal: AbortSignal) => ({ signal, timeout: settings.timeoutMillis })

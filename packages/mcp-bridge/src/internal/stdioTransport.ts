@@ -86,8 +86,11 @@ export class GroupStdioTransport implements Transport {
     try {
       if (!line.tooLarge) {
         // The SDK's Protocol checks every message against the JSON-RPC schemas as it dispatches
-        // it, and reports one that fits none: checking here too would do it twice (D9).
-        this.onmessage?.(JSON.parse(line.bytes.toString("utf8")) as JSONRPCMessage)
+        // it, and reports one that fits none: checking more than the envelope here would do it
+        // twice (D9).
+        const message: unknown = JSON.parse(line.bytes.toString("utf8"))
+        if (isEnvelope(message)) this.onmessage?.(message)
+        else this.onerror?.(new Error("a line that is not a JSON-RPC 2.0 message was left out"))
       } else if (line.id !== undefined) {
         this.onmessage?.(tooLargeAnswer(line.id, this.parameters.maxMessageBytes))
       } else {
@@ -130,6 +133,17 @@ export class GroupStdioTransport implements Transport {
     return this.stop(true)
   }
 }
+
+/**
+ * Whether a parsed line is a JSON-RPC 2.0 message as far as its envelope goes: an object of
+ * `"jsonrpc": "2.0"` with a method or an id. The rest is the Protocol's to check (D9).
+ */
+const isEnvelope = (value: unknown): value is JSONRPCMessage =>
+  typeof value === "object" &&
+  value !== null &&
+  "jsonrpc" in value &&
+  value.jsonrpc === "2.0" &&
+  ("method" in value || "id" in value)
 
 const signalGroup = (group: number, signal: NodeJS.Signals): void => {
   try {
