@@ -152,7 +152,7 @@ const makeAjv = (): Ajv => {
 }
 
 /** What checking a value against a compiled schema says: Ajv's words when it does not fit. */
-export interface CheckResult {
+interface CheckResult {
   readonly valid: boolean
   readonly errorMessage?: string | undefined
 }
