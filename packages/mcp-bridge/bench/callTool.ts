@@ -18,9 +18,9 @@
  * the SDK's child does not pay (D11).
  */
 import { fileURLToPath } from "node:url"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type { RequestOptions } from "@modelcontextprotocol/client"
+import { Client } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import type { ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -51,11 +51,7 @@ type Call = (message: string) => Promise<string>
 const sdkCall =
   (options: RequestOptions | undefined): Call =>
   async (message) => {
-    const result = await client.callTool(
-      { name: "echo", arguments: { message } },
-      undefined,
-      options,
-    )
+    const result = await client.callTool({ name: "echo", arguments: { message } }, options)
     const [block] = result.content as ReadonlyArray<{
       readonly type: string
       readonly text: string

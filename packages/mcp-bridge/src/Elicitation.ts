@@ -6,7 +6,7 @@
  * @since 0.2.0
  * @module
  */
-import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
+import type { ElicitRequestFormParams } from "@modelcontextprotocol/client"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 

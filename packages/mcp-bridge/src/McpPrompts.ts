@@ -4,8 +4,7 @@
  * @since 0.2.0
  * @module
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js"
+import type { Client, GetPromptResult, Prompt } from "@modelcontextprotocol/client"
 import { Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { cursorParams, listFeature, pageBounds } from "./internal/pages.js"
@@ -52,7 +51,7 @@ export interface McpPrompts {
  *
  * @example
  * ```ts
- * import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+ * import type { Client } from "@modelcontextprotocol/client"
  * import { McpPrompts } from "@svir/mcp-bridge"
  *
  * declare const client: Client
@@ -75,7 +74,10 @@ export const make = (
       "prompts",
       "prompts",
       async (client, cursor, request) => {
-        const page = await client.listPrompts(cursorParams(cursor), request)
+        const page = await client.request(
+          { method: "prompts/list", ...cursorParams(cursor) },
+          request,
+        )
         return { items: page.prompts, nextCursor: page.nextCursor }
       },
       bounds,

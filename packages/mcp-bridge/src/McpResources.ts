@@ -4,12 +4,12 @@
  * @since 0.2.0
  * @module
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type {
+  Client,
   ReadResourceResult,
   Resource,
-  ResourceTemplate,
-} from "@modelcontextprotocol/sdk/types.js"
+  ResourceTemplateType as ResourceTemplate,
+} from "@modelcontextprotocol/client"
 import { Json, Redaction, SvirError, Tool, Toolbox, ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -108,7 +108,7 @@ const defaultMaxBlobBytes = 1024 * 1024
  *
  * @example
  * ```ts
- * import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+ * import type { Client } from "@modelcontextprotocol/client"
  * import { Effect } from "effect"
  * import { McpResources } from "@svir/mcp-bridge"
  *
@@ -134,7 +134,10 @@ export const make = (
       "resources",
       "resources",
       async (client, cursor, request) => {
-        const page = await client.listResources(cursorParams(cursor), request)
+        const page = await client.request(
+          { method: "resources/list", ...cursorParams(cursor) },
+          request,
+        )
         return { items: page.resources, nextCursor: page.nextCursor }
       },
       bounds,
@@ -145,7 +148,10 @@ export const make = (
       "resources",
       "resource templates",
       async (client, cursor, request) => {
-        const page = await client.listResourceTemplates(cursorParams(cursor), request)
+        const page = await client.request(
+          { method: "resources/templates/list", ...cursorParams(cursor) },
+          request,
+        )
         return { items: page.resourceTemplates, nextCursor: page.nextCursor }
       },
       bounds,

@@ -5,9 +5,7 @@
  * @module
  */
 
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Client, OAuthClientProvider, Transport } from "@modelcontextprotocol/client"
 import {
   GenAi,
   Json,
@@ -229,7 +227,7 @@ export type { SkippedTool } from "./internal/skippedTool.js"
 /**
  * A toolbox over one MCP server. `tools` is an Effect that gives the list last fetched, fetched
  * again first after the server says it changed; `call` never fails. `serverNames`, `skipped` and
- * `refresh` are Effects too; `pid`, `resources` and `prompts` are plain values.
+ * `refresh` are Effects too; `pid`, `protocolVersion`, `resources` and `prompts` are plain values.
  *
  * @since 0.2.0
  * @category models
@@ -256,6 +254,15 @@ export interface McpToolbox extends Toolbox.Toolbox {
    * restart it is the new process's, and it is `undefined` while none runs.
    */
   readonly pid: number | undefined
+  /**
+   * The protocol revision the connection speaks now, as the SDK negotiated it: `"2026-07-28"` with
+   * a server of that era, the revision `initialize` agreed on (`"2025-11-25"`, ...) with an older
+   * one (D48). A getter: a new connection may speak another, and it is `undefined` while none is
+   * open. Spans carry it as `mcp.protocol.version`.
+   *
+   * @since 0.2.0
+   */
+  readonly protocolVersion: string | undefined
   /** The server's resources, over the same connection. */
   readonly resources: McpResources.McpResources
   /** The server's prompts, over the same connection. */
@@ -270,6 +277,12 @@ const defaultStopGraceMillis = 2_000
 // The bound of the SDK's own stdio transport (its HTTP transport has none).
 const defaultMaxMessageBytes = 10 * 1024 * 1024
 const defaultReconnect: ReconnectPolicy = { attempts: 3, backoffMillis: 200 }
+/**
+ * How long a stdio server may take to answer `server/discover` before it is taken for an older
+ * one that ignores requests it does not know (D48): answering takes a server milliseconds once it
+ * reads its input.
+ */
+const stdioProbeTimeoutMillis = 3_000
 
 /**
  * Bridges a Client that is already connected (one that is not is a Config error). The tools are
@@ -278,7 +291,7 @@ const defaultReconnect: ReconnectPolicy = { attempts: 3, backoffMillis: 200 }
  *
  * @example
  * ```ts
- * import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+ * import type { Client } from "@modelcontextprotocol/client"
  * import { Effect } from "effect"
  * import { McpToolbox } from "@svir/mcp-bridge"
  *
@@ -358,7 +371,7 @@ export const stdio = (
       },
       connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
       redaction,
-      newClient: () => makeClient(features),
+      newClient: () => makeClient(features, stdioProbeTimeoutMillis),
     })
     return yield* bridge(connect, restart, options, redaction)
   })
@@ -452,8 +465,8 @@ export interface TransportServer {
  *
  * @example
  * ```ts
- * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
- * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+ * import { InMemoryTransport } from "@modelcontextprotocol/client"
+ * import { McpServer } from "@modelcontextprotocol/server"
  * import { McpToolbox } from "@svir/mcp-bridge"
  *
  * const server = new McpServer({ name: "local", version: "1.0.0" })
@@ -619,6 +632,12 @@ const bridge = (
       get pid() {
         const connection = session.current()
         return connection.state.closed() === undefined ? connection.pid : undefined
+      },
+      get protocolVersion() {
+        const connection = session.current()
+        return connection.state.closed() === undefined
+          ? connection.client.getNegotiatedProtocolVersion()
+          : undefined
       },
       resources: McpResources.make(client, redaction, {
         timeoutMillis: options.listTimeoutMillis,

@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client"
 import {
   type JSONRPCMessage,
   type JSONRPCRequest,

@@ -1,6 +1,6 @@
 import { afterEach, assert, describe, it } from "@effect/vitest"
+import { InMemoryTransport } from "@modelcontextprotocol/client"
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { Toolbox, ToolCall } from "@svir/core"
 import { Effect, Fiber } from "effect"

@@ -43,6 +43,8 @@ describe("McpToolbox spans", () => {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": "echo",
         "network.transport": "pipe",
+        // server-everything is on SDK 1.x: the revision of its initialize (D48).
+        "mcp.protocol.version": "2025-11-25",
       })
       assert.strictEqual(mcp?.parentSpanContext?.spanId, tool?.spanContext().spanId)
       assert.notInclude(JSON.stringify(spans.map((span) => span.attributes)), "hello there")

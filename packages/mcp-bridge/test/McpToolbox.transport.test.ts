@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { InMemoryTransport } from "@modelcontextprotocol/client"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { ToolCall } from "@svir/core"
 import { Effect, Exit, Scope } from "effect"

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/client"
 
 /**
  * The JSON-RPC error code of the answer put in place of one larger than the bound on messages.

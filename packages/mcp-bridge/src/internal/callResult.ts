@@ -1,9 +1,9 @@
-import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { type ToolCall, ToolResult } from "@svir/core"
 import * as Content from "../Content.js"
 import type { CallSettings } from "./callSettings.js"
 import { cut } from "./cut.js"
 import { outputProblem } from "./outputCheck.js"
+import type { SchemaCheck } from "./schemaValidator.js"
 
 /**
  * A failed result of a call: its text is as long as the server made it, so it is redacted whole,
@@ -28,7 +28,7 @@ export const answeredResult = (
   settings: CallSettings,
   call: ToolCall.ToolCall,
   result: Content.CallResult,
-  check: JsonSchemaValidator<unknown> | undefined,
+  check: SchemaCheck | undefined,
 ): ToolResult.ToolResult => {
   const problem = outputProblem(call.name, check, result)
   if (problem !== undefined) return failedResult(settings, call, problem, "handler_failed")

@@ -1,4 +1,4 @@
-import type { Progress } from "@modelcontextprotocol/sdk/types.js"
+import type { Progress } from "@modelcontextprotocol/client"
 import type { Redaction, ToolCall, ToolResult } from "@svir/core"
 import type * as Effect from "effect/Effect"
 import type * as Content from "../Content.js"

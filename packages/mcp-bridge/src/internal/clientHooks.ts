@@ -1,7 +1,8 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { Client } from "@modelcontextprotocol/client"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+
+const toolListChanged = "notifications/tools/list_changed"
 
 /** What the toolbox does when the Client reports something. Each is called synchronously by the SDK. */
 export interface ClientHooks {
@@ -31,7 +32,7 @@ export const hookClient = (
         previousOnClose?.()
         hooks.onClose()
       }
-      client.setNotificationHandler(ToolListChangedNotificationSchema, hooks.onToolListChanged)
+      client.setNotificationHandler(toolListChanged, hooks.onToolListChanged)
       return { previousOnError, previousOnClose }
     }),
     ({ previousOnError, previousOnClose }) =>
@@ -40,6 +41,6 @@ export const hookClient = (
         else client.onerror = previousOnError
         if (previousOnClose === undefined) delete client.onclose
         else client.onclose = previousOnClose
-        client.removeNotificationHandler(ToolListChangedNotificationSchema.shape.method.value)
+        client.removeNotificationHandler(toolListChanged)
       }),
   )

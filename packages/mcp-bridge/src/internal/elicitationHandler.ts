@@ -1,20 +1,16 @@
 import {
   type ElicitRequest,
   type ElicitResult,
-  ErrorCode,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js"
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from "@modelcontextprotocol/sdk/validation/types.js"
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/client"
 import type { Redaction } from "@svir/core"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Elicitation from "../Elicitation.js"
+import type { SchemaCheck, SchemaValidator } from "./schemaValidator.js"
 
 /** How `elicitation/create` is answered, fixed when the toolbox is made. */
 export interface ElicitationSettings {
@@ -39,17 +35,20 @@ const cancelled: ElicitResult = { action: "cancel" }
 export const answerElicitation =
   (
     settings: ElicitationSettings,
-    validator: jsonSchemaValidator,
+    validator: SchemaValidator,
     serverName: () => string | undefined,
   ) =>
   async (
     request: ElicitRequest,
-    extra: { readonly signal: AbortSignal },
+    context: { readonly mcpReq: { readonly signal: AbortSignal } },
   ): Promise<ElicitResult> => {
     const params = request.params
     // URL mode: the SDK refuses it before this handler, as it is not declared (D25).
     if (!("requestedSchema" in params)) {
-      throw new McpError(ErrorCode.InvalidParams, "this client answers form elicitation only")
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        "this client answers form elicitation only",
+      )
     }
     const check = compile(validator, params.requestedSchema)
     if (Option.isNone(settings.service)) return declined
@@ -62,23 +61,20 @@ export const answerElicitation =
     // nothing, and the user's effect is interrupted.
     const outcome = await Effect.runPromiseWith(settings.context)(
       answerOf(asked, check, params.requestedSchema, settings),
-      { signal: extra.signal },
+      { signal: context.mcpReq.signal },
     )
-    if (outcome instanceof McpError) throw outcome
+    if (outcome instanceof ProtocolError) throw outcome
     return outcome
   }
 
 /** The form's check; a schema that cannot be compiled is the server's fault, told before asking. */
-const compile = (
-  validator: jsonSchemaValidator,
-  schema: Elicitation.RequestedSchema,
-): JsonSchemaValidator<unknown> => {
+const compile = (validator: SchemaValidator, schema: Elicitation.RequestedSchema): SchemaCheck => {
   try {
     // The SDK's form schema is a JSON Schema object; its type is only narrower.
-    return validator.getValidator(schema as JsonSchemaType)
+    return validator.compile(schema)
   } catch (error) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `the requested schema cannot be checked: ${error instanceof Error ? error.message : String(error)}`,
     )
   }
@@ -90,10 +86,10 @@ const compile = (
  */
 const answerOf = (
   asked: Effect.Effect<Elicitation.Answer>,
-  check: JsonSchemaValidator<unknown>,
+  check: SchemaCheck,
   schema: Elicitation.RequestedSchema,
   settings: ElicitationSettings,
-): Effect.Effect<ElicitResult | McpError> =>
+): Effect.Effect<ElicitResult | ProtocolError> =>
   asked.pipe(
     Effect.timeoutOption(settings.timeoutMillis),
     Effect.flatMap(
@@ -111,7 +107,7 @@ const answerOf = (
                 `the Elicitation service failed; the server is told so: ${Cause.pretty(cause)}`,
               ),
             ),
-            new McpError(ErrorCode.InternalError, "the client failed to ask the user"),
+            new ProtocolError(ProtocolErrorCode.InternalError, "the client failed to ask the user"),
           ),
     ),
   )
@@ -132,24 +128,32 @@ const withDefaults = (
   return filled as Elicitation.Content
 }
 
+/** The content as the SDK's result holds it: the same values, its lists copied. */
+const sendable = (content: Elicitation.Content) =>
+  Object.fromEntries(
+    Object.entries(content).map(([name, value]) => [
+      name,
+      typeof value === "object" ? [...value] : value,
+    ]),
+  )
+
 /** Accepted content, with the form's defaults, is sent only when it fits the requested schema. */
 const checked = (
   answer: Elicitation.Answer,
-  check: JsonSchemaValidator<unknown>,
+  check: SchemaCheck,
   schema: Elicitation.RequestedSchema,
   redaction: Redaction.Redaction,
-): Effect.Effect<ElicitResult | McpError> => {
+): Effect.Effect<ElicitResult | ProtocolError> => {
   if (answer.action !== "accept") return Effect.succeed({ action: answer.action })
   const content = withDefaults(answer.content, schema)
   const result = check(content)
   if (result.valid) {
-    // The SDK parses the result into a copy of its own before sending it; it is only read.
-    return Effect.succeed({ action: "accept", content: content as ElicitResult["content"] })
+    return Effect.succeed({ action: "accept", content: sendable(content) })
   }
   // Ajv's message names the fields and the rules they broke, not the values given.
   const why = `does not fit the requested schema (${result.errorMessage})`
   return Effect.as(
     Effect.logWarning(redaction.text(`the Elicitation service's answer ${why}; it was not sent`)),
-    new McpError(ErrorCode.InternalError, `the client's answer ${why}`),
+    new ProtocolError(ProtocolErrorCode.InternalError, `the client's answer ${why}`),
   )
 }

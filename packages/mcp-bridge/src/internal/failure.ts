@@ -1,23 +1,29 @@
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
-import { SseError } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import {
+  OAuthError,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SseError,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client"
 import { SvirError, type ToolResult } from "@svir/core"
 import { answerTooLargeCode } from "./bounded.js"
 
 /** Whether the SDK rejected because the connection closed under the request. */
 const isConnectionClosed = (error: unknown): boolean =>
-  error instanceof McpError && error.code === ErrorCode.ConnectionClosed
+  error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed
 
 /**
  * Whether the SDK gave up waiting for an answer. Its own timeouts carry the bound that ran out in
  * `data` (`{ timeout }` for a request's timer, `{ maxTotalTimeout, totalElapsed }` for the total);
- * a server's error answer with the same code, -32001, is the server's error (DECISIONS.md D6).
+ * a server's error answer with -32001, the code SDK 1.x gave its own timeouts, is the server's
+ * error (DECISIONS.md D6), and so is an abort that the SDK words as a timeout without a bound.
  */
 export const isTimeout = (error: unknown): boolean =>
-  error instanceof McpError &&
-  error.code === ErrorCode.RequestTimeout &&
+  error instanceof SdkError &&
+  error.code === SdkErrorCode.RequestTimeout &&
   (numberIn(error.data, "timeout") !== undefined ||
     numberIn(error.data, "maxTotalTimeout") !== undefined)
 
@@ -35,18 +41,35 @@ interface SchemaIssue {
   readonly message: string
 }
 
-/** The SDK rejects an answer that does not fit the protocol with its schema library's error. */
+/**
+ * The SDK rejects an answer that does not fit the protocol with `InvalidResult`, its words after
+ * the method; a schema library's error, with its issues, may come from a caller's transport.
+ */
 const isSchemaMismatch = (error: unknown): boolean =>
-  error instanceof Error && Array.isArray((error as { readonly issues?: unknown }).issues)
+  (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) ||
+  (error instanceof Error && Array.isArray((error as { readonly issues?: unknown }).issues))
 
 /** A rejection of the SDK in words, whatever was thrown. */
 export const describe = (error: unknown): string => {
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+    return `the answer does not fit the MCP protocol (${error.message})`
+  }
   if (isSchemaMismatch(error)) {
     const issues = (error as { readonly issues: ReadonlyArray<SchemaIssue> }).issues
     const listed = issues.map(
       (issue) => `${(issue.path ?? []).map(String).join(".")}: ${issue.message}`,
     )
     return `the answer does not fit the MCP protocol (${listed.join("; ")})`
+  }
+  // The server's error answer, in the words SDK 1.x gave it: the code, then the server's message.
+  if (error instanceof ProtocolError) return `MCP error ${error.code}: ${error.message}`
+  // Negotiating the era is the first request of a connection: what made it fail is what happened.
+  if (
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    error.cause instanceof Error
+  ) {
+    return describe(error.cause)
   }
   if (error instanceof Error) {
     const cause = error.cause instanceof Error ? ` (${error.cause.message})` : ""
@@ -57,11 +80,11 @@ export const describe = (error: unknown): string => {
 
 /** The limit an answer too large was refused by, from the error put in its place. */
 const maxMessageBytesOf = (error: unknown): number | undefined =>
-  error instanceof McpError ? numberIn(error.data, "maxMessageBytes") : undefined
+  error instanceof ProtocolError ? numberIn(error.data, "maxMessageBytes") : undefined
 
 /** Whether the answer was refused for its size, by the transport that put an error in its place. */
 const isAnswerTooLarge = (error: unknown): boolean =>
-  error instanceof McpError && error.code === answerTooLargeCode
+  error instanceof ProtocolError && error.code === answerTooLargeCode
 
 /**
  * A rejection of the SDK as a typed error: a timeout, a closed connection or an HTTP failure
@@ -81,7 +104,7 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
   }
   // The server's own words go in `serverMessage` only: a message gets logged, and those words can
   // quote the request (D5).
-  if (error instanceof McpError) {
+  if (error instanceof ProtocolError) {
     return SvirError.make(
       "Server",
       `${doing} failed: the server answered with error ${error.code}`,
@@ -102,7 +125,7 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
   if (error instanceof OAuthError) {
     return SvirError.make(
       "Authentication",
-      `${doing} failed: the authorization server answered ${error.errorCode}`,
+      `${doing} failed: the authorization server answered ${error.code}`,
       { serverMessage: error.message, cause: error },
     )
   }
@@ -111,7 +134,7 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
     const kind = status === 401 || status === 403 ? "Authentication" : "Transport"
     return SvirError.make(kind, `${doing} failed: the server answered HTTP ${status}`, {
       status,
-      serverMessage: (error as Error).message,
+      serverMessage: httpServerMessage(error),
       cause: error,
     })
   }
@@ -129,7 +152,7 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
 export const callFailureOf = (error: unknown): ToolResult.Failure =>
   isTimeout(error)
     ? "timed_out"
-    : error instanceof McpError && error.code === ErrorCode.InvalidParams
+    : error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams
       ? "invalid_arguments"
       : "server_refused"
 
@@ -141,7 +164,7 @@ export const callFailureOf = (error: unknown): ToolResult.Failure =>
 export const describeCallFailure = (name: string, error: unknown, closeReason: string): string => {
   if (isTimeout(error)) return `tool ${name} did not answer in time (${describe(error)})`
   if (error instanceof OAuthError) {
-    return `tool ${name} failed: the authorization server answered ${error.errorCode} (${error.message})`
+    return `tool ${name} failed: the authorization server answered ${error.code} (${error.message})`
   }
   if (isConnectionClosed(error)) return `tool ${name} got no answer: ${closeReason}`
   return `tool ${name} failed: ${describe(error)}`
@@ -157,17 +180,28 @@ const authorizationPending =
   "connect again"
 
 /**
- * The HTTP status a transport of the SDK failed with: a `StreamableHTTPError`'s code, an
- * `SseError`'s, or the status the legacy SSE transport writes into the message of a failed POST
- * (`Error POSTing to endpoint (HTTP 404): ...`, SDK 1.32 `client/sse.js`).
+ * The HTTP status a transport of the SDK failed with: an `SdkHttpError`'s (Streamable HTTP), an
+ * `SseError`'s code, or the status the legacy SSE transport writes into the message of a failed
+ * POST (`Error POSTing to endpoint (HTTP 404): ...`, SDK 2.4 `SSEClientTransport.send`).
  */
 export const httpStatusOf = (error: unknown): number | undefined => {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) {
-    return typeof error.code === "number" ? error.code : undefined
-  }
+  if (error instanceof SdkHttpError) return error.status
+  if (error instanceof SseError) return typeof error.code === "number" ? error.code : undefined
   if (!(error instanceof Error)) return undefined
   const legacy = /^Error POSTing to endpoint \(HTTP (\d{3})\)/.exec(error.message)
   return legacy === null ? undefined : Number(legacy[1])
+}
+
+/**
+ * What an HTTP failure says, the body of the server's answer included: the SDK keeps it apart
+ * (`data.text`) when its own words stand in the message, as for a refused negotiation.
+ */
+const httpServerMessage = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  const body = error instanceof SdkHttpError ? error.data.text : undefined
+  return typeof body === "string" && body !== "" && !message.includes(body)
+    ? `${message}: ${body}`
+    : message
 }
 
 /** The codes of a failure to open a connection: nothing of the request was sent (D13). */
@@ -220,7 +254,8 @@ export const lossReason = (error: unknown): string => {
  * server's input is closed.
  */
 export const isNotConnected = (error: unknown): boolean =>
-  error instanceof Error && error.message === "Not connected"
+  (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) ||
+  (error instanceof Error && error.message === "Not connected")
 
 /** The Timeout error of connecting (`doing`) that took longer than its bound. */
 export const connectTookTooLong = (doing: string, limitMillis: number): SvirError.SvirError =>

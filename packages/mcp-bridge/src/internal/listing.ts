@@ -1,6 +1,5 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { PaginatedResultSchema } from "@modelcontextprotocol/sdk/types.js"
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import type { Client } from "@modelcontextprotocol/client"
+import { specTypeSchemas } from "@modelcontextprotocol/client"
 import type { Redaction, SvirError } from "@svir/core"
 import { Text } from "@svir/core"
 import * as Clock from "effect/Clock"
@@ -8,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
 import { compileOutputCheck } from "./outputCheck.js"
 import { cursorParams, listPages } from "./pages.js"
-import { uncheckedPatterns } from "./schemaValidator.js"
+import { type SchemaValidator, uncheckedPatterns } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The bounds of one listing. */
@@ -33,8 +32,8 @@ const listAll = (
     "tools",
     async (cursor, options) => {
       const answer = await client.request(
-        { method: "tools/list", params: cursorParams(cursor) },
-        PaginatedResultSchema,
+        { method: "tools/list", ...cursorParams(cursor) },
+        specTypeSchemas.PaginatedResult,
         options,
       )
       return {
@@ -53,7 +52,7 @@ export interface ListingSettings extends Bounds {
   /** Applied to the listing's errors and warnings. */
   readonly redaction: Redaction.Redaction
   /** Compiles the output schemas: the bridge's, whatever Client is bridged (D42). */
-  readonly validator: jsonSchemaValidator
+  readonly validator: SchemaValidator
 }
 
 /**

@@ -1,5 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Client } from "@modelcontextprotocol/client"
 import { type Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Elicitation from "../Elicitation.js"
@@ -66,9 +65,11 @@ export const clientFeatures = (
  * declares form elicitation, with defaults applied (D25, D26) and, when roots are given, `roots` without `listChanged`
  * (D28). One schema validator serves both the SDK's checks of tool output and the elicitation
  * handler's check of the user's content: the bridge's, which runs a server's patterns with RE2
- * and refuses schemas too large to compile quickly (D38, D40).
+ * and refuses schemas too large to compile quickly (D38, D40). It negotiates the protocol's era
+ * with each server (D48); `probeTimeoutMillis` bounds the wait for the answer to `server/discover`
+ * where no answer means an older server (stdio), rather than the whole time of connecting.
  */
-export const makeClient = (features: ClientFeatures): Client => {
+export const makeClient = (features: ClientFeatures, probeTimeoutMillis?: number): Client => {
   const validator = makeSchemaValidator()
   const roots = features.roots
   const client = new Client(clientInfo, {
@@ -76,15 +77,25 @@ export const makeClient = (features: ClientFeatures): Client => {
       elicitation: { form: { applyDefaults: true } },
       ...(roots === undefined ? {} : { roots: {} }),
     },
-    jsonSchemaValidator: validator,
+    jsonSchemaValidator: validator.sdk,
+    // Each connection speaks the server's era: 2026-07-28 when `server/discover` says so, the
+    // 2025 `initialize` handshake otherwise (D48).
+    // On a 2026-07-28 connection the server sends list changes only on a `subscriptions/listen`
+    // stream, which this opens; the toolbox's own handler of the notification reads them, on
+    // either era, and lists the tools itself, within its bounds (D48).
+    listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => {} } },
+    versionNegotiation: {
+      mode: "auto",
+      ...(probeTimeoutMillis === undefined ? {} : { probe: { timeoutMs: probeTimeoutMillis } }),
+    },
   })
   client.setRequestHandler(
-    ElicitRequestSchema,
+    "elicitation/create",
     answerElicitation(features.elicitation, validator, () => client.getServerVersion()?.name),
   )
   if (roots !== undefined) {
     const listed = { roots: [...roots] }
-    client.setRequestHandler(ListRootsRequestSchema, () => listed)
+    client.setRequestHandler("roots/list", () => listed)
   }
   return client
 }

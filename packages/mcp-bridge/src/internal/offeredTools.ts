@@ -1,9 +1,13 @@
-import { type Tool as McpTool, ToolSchema } from "@modelcontextprotocol/sdk/types.js"
-import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import {
+  type Tool as McpTool,
+  type StandardSchemaV1,
+  specTypeSchemas,
+} from "@modelcontextprotocol/client"
 import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
 import type { OutputChecks } from "./outputCheck.js"
 import { schemaProblem } from "./schemaBounds.js"
+import type { SchemaCheck } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The tools of one listing as offered, the way back to the server's names, and those left out. */
@@ -37,7 +41,7 @@ export const noTools: OfferedTools = {
  * The check of a tool's structured content, compiled from its output schema, or why it cannot be
  * compiled, as the reason the tool is left out.
  */
-export type OutputCompiler = (tool: McpTool) => JsonSchemaValidator<unknown> | string
+export type OutputCompiler = (tool: McpTool) => SchemaCheck | string
 
 // A zod message names the path and what was expected; three are enough to find the fault.
 const maxIssues = 3
@@ -54,7 +58,7 @@ export const offerTools = (
   serverRunsTasks: boolean,
 ): OfferedTools => {
   const admitted: Array<McpTool> = []
-  const outputChecks = new Map<string, JsonSchemaValidator<unknown>>()
+  const outputChecks = new Map<string, SchemaCheck>()
   const taskTools = new Set<string>()
   const skipped: Array<SkippedTool> = []
   const refused = new Set<number>()
@@ -102,7 +106,7 @@ const asTask = (tool: McpTool, serverRunsTasks: boolean): boolean => {
  * it lists well that the bridge does not support.
  */
 type Admission =
-  | { readonly tool: McpTool; readonly check?: JsonSchemaValidator<unknown> | undefined }
+  | { readonly tool: McpTool; readonly check?: SchemaCheck | undefined }
   | { readonly reason: string; readonly listedWrongly: boolean }
 
 const refuse = (reason: string): Admission => ({ reason, listedWrongly: true })
@@ -121,10 +125,10 @@ const admit = (
       return refuse(`its ${label} nests deeper than ${Json.maxDepth} levels`)
     }
   }
-  const parsed = ToolSchema.safeParse(entry)
-  if (!parsed.success)
-    return refuse(`the MCP SDK refuses it: ${describeIssues(parsed.error.issues)}`)
-  const tool = parsed.data
+  const parsed = specTypeSchemas.Tool["~standard"].validate(entry)
+  if (parsed.issues !== undefined)
+    return refuse(`the MCP SDK refuses it: ${describeIssues(parsed.issues)}`)
+  const tool = parsed.value
   if (names.has(tool.name)) return refuse("an earlier tool of the server has the same name")
   if (tool.outputSchema !== undefined) {
     // Said before compiling, in the words of D40, though the bridge's validator refuses it too.
@@ -141,12 +145,16 @@ const schemaFields = [
   ["outputSchema", "output schema"],
 ] as const
 
-const describeIssues = (
-  issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>,
-): string => {
+const describeIssues = (issues: ReadonlyArray<StandardSchemaV1.Issue>): string => {
   const described = issues
     .slice(0, maxIssues)
-    .map((issue) => `${issue.path.map(String).join(".") || "the tool"}: ${issue.message}`)
+    .map((issue) => `${issuePath(issue) || "the tool"}: ${issue.message}`)
   const more = issues.length - maxIssues
   return more > 0 ? `${described.join("; ")} (and ${more} more)` : described.join("; ")
 }
+
+/** Where an issue lies in the tool, as `inputSchema.type`. */
+const issuePath = (issue: StandardSchemaV1.Issue): string =>
+  (issue.path ?? [])
+    .map((segment) => String(typeof segment === "object" ? segment.key : segment))
+    .join(".")

@@ -1,24 +1,20 @@
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from "@modelcontextprotocol/sdk/validation/types.js"
 import type * as Content from "../Content.js"
 import { describe } from "./failure.js"
+import type { SchemaCheck, SchemaValidator } from "./schemaValidator.js"
 
 /** The check of each offered tool's structured content, by the server's name of the tool. */
-export type OutputChecks = ReadonlyMap<string, JsonSchemaValidator<unknown>>
+export type OutputChecks = ReadonlyMap<string, SchemaCheck>
 
 /**
  * The check of a tool's output schema, compiled by the bridge's validator (RE2 for patterns,
  * bounded compiling, D38, D40), or why it cannot be compiled.
  */
 export const compileOutputCheck = (
-  validator: jsonSchemaValidator,
+  validator: SchemaValidator,
   outputSchema: { readonly [key: string]: unknown },
-): JsonSchemaValidator<unknown> | string => {
+): SchemaCheck | string => {
   try {
-    return validator.getValidator(outputSchema as JsonSchemaType)
+    return validator.compile(outputSchema)
   } catch (error) {
     return `its output schema cannot be compiled: ${describe(error)}`
   }
@@ -32,7 +28,7 @@ export const compileOutputCheck = (
  */
 export const outputProblem = (
   name: string,
-  check: JsonSchemaValidator<unknown> | undefined,
+  check: SchemaCheck | undefined,
   result: Content.CallResult,
 ): string | undefined => {
   if (check === undefined) return undefined

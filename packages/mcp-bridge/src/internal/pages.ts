@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import { type Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { sdkRequest } from "./request.js"
@@ -118,6 +118,11 @@ export const listFeature = <A>(
       : listPages(what, (cursor, options) => fetchPage(client, cursor, options), bounds, redaction)
   })
 
-/** The params of a page request: the cursor, when there is one. */
-export const cursorParams = (cursor: string | undefined) =>
-  cursor === undefined ? undefined : { cursor }
+/**
+ * The params of a page request: the cursor, when there is one. Pages are asked for one at a time
+ * with `request`: the SDK's `list*` methods walk every page themselves when given no cursor, past
+ * the bounds above (D48).
+ */
+export const cursorParams = (
+  cursor: string | undefined,
+): { readonly params?: { cursor: string } } => (cursor === undefined ? {} : { params: { cursor } })

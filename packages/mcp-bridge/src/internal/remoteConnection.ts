@@ -1,11 +1,15 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js"
+import type {
+  Client,
+  FetchLike,
+  OAuthClientProvider,
+  Transport,
+} from "@modelcontextprotocol/client"
 import {
+  SdkHttpError,
+  SSEClientTransport,
+  SseError,
   StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+} from "@modelcontextprotocol/client"
 import { type Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -83,7 +87,7 @@ export const connectHttp = (settings: RemoteSettings, fallbackToSse: boolean): C
 
 /** The statuses of a server that has no Streamable HTTP endpoint at the URL. */
 const isLegacyHint = (error: unknown): boolean =>
-  error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0)
+  error instanceof SdkHttpError && [400, 404, 405].includes(error.status)
 
 const openStreamable = (settings: RemoteSettings): Connector =>
   Effect.gen(function* () {

@@ -1,7 +1,4 @@
-import type {
-  AddClientAuthentication,
-  OAuthClientProvider,
-} from "@modelcontextprotocol/sdk/client/auth.js"
+import type { AddClientAuthentication, OAuthClientProvider } from "@modelcontextprotocol/client"
 import { Redaction } from "@svir/core"
 import * as Base64 from "effect/encoding/Base64"
 import * as Result from "effect/Result"

@@ -1,9 +1,5 @@
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from "@modelcontextprotocol/sdk/validation/types.js"
+import type { JsonSchemaType, jsonSchemaValidator } from "@modelcontextprotocol/client"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import { Ajv } from "ajv"
 import * as ajvFormats from "ajv-formats"
 import { RE2JS } from "re2js"
@@ -155,30 +151,63 @@ const makeAjv = (): Ajv => {
   return ajv
 }
 
+/** What checking a value against a compiled schema says: Ajv's words when it does not fit. */
+interface CheckResult {
+  readonly valid: boolean
+  readonly errorMessage?: string | undefined
+}
+
+/** The check of one compiled schema. */
+export type SchemaCheck = (value: unknown) => CheckResult
+
+/** The bridge's schema validator: its own checks, and the same Ajv as the SDK's Client takes it. */
+export interface SchemaValidator {
+  /**
+   * The check of `schema`, compiled once per schema object. A schema over the bounds of
+   * `schemaBounds`, or one Ajv cannot compile, throws, with the reason.
+   */
+  readonly compile: (schema: object) => SchemaCheck
+  /**
+   * For the SDK's Client (its `jsonSchemaValidator`): the same Ajv and bounds, for whatever the
+   * SDK checks itself, so that no server's pattern runs on the backtracking RegExp there either.
+   */
+  readonly sdk: jsonSchemaValidator
+}
+
 /**
- * The schema validator of one Client: the SDK's, over an Ajv of {@link makeAjv}. A schema over
- * the bounds of `schemaBounds` is not compiled: asking for its check throws, with the reason. A
- * compiled schema is kept only as long as the schema object lives, and Ajv forgets it at once,
- * so that no `$id` of one server's schema stands in for another's and a listing's schemas go
- * with it.
+ * The schema validator of one Client, over an Ajv of {@link makeAjv}. A compiled schema is kept
+ * only as long as the schema object lives, and Ajv forgets it at once, so that no `$id` of one
+ * server's schema stands in for another's and a listing's schemas go with it.
  */
-export const makeSchemaValidator = (): jsonSchemaValidator => {
+export const makeSchemaValidator = (): SchemaValidator => {
   const ajv = makeAjv()
   const sdk = new AjvJsonSchemaValidator(ajv)
-  const compiled = new WeakMap<object, JsonSchemaValidator<unknown>>()
+  const compiled = new WeakMap<object, SchemaCheck>()
+  const bounded = <A>(schema: object, compile: () => A): A => {
+    const problem = schemaProblem(schema)
+    if (problem !== undefined) throw new Error(problem)
+    try {
+      return compile()
+    } finally {
+      ajv.removeSchema(schema)
+    }
+  }
   return {
-    getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => {
+    compile: (schema) => {
       const known = compiled.get(schema)
-      if (known !== undefined) return known as JsonSchemaValidator<T>
-      const problem = schemaProblem(schema)
-      if (problem !== undefined) throw new Error(problem)
-      try {
-        const check = sdk.getValidator<T>(schema)
-        compiled.set(schema, check as JsonSchemaValidator<unknown>)
-        return check
-      } finally {
-        ajv.removeSchema(schema)
-      }
+      if (known !== undefined) return known
+      const validate = bounded(schema, () => ajv.compile(schema))
+      // Ajv's words, as the SDK's `AjvJsonSchemaValidator` gives them.
+      const check: SchemaCheck = (value) =>
+        validate(value)
+          ? { valid: true }
+          : { valid: false, errorMessage: ajv.errorsText(validate.errors) }
+      compiled.set(schema, check)
+      return check
+    },
+    sdk: {
+      getValidator: <T>(schema: JsonSchemaType) =>
+        bounded(schema, () => sdk.getValidator<T>(schema)),
     },
   }
 }

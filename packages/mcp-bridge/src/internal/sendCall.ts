@@ -1,5 +1,4 @@
-import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js"
-import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import { type Progress, specTypeSchemas } from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
@@ -9,6 +8,7 @@ import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { CallSignal } from "./callSignal.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
+import type { SchemaCheck } from "./schemaValidator.js"
 import { sendTask } from "./sendTask.js"
 import type { Connection } from "./session.js"
 import { toolsCall } from "./telemetry.js"
@@ -36,7 +36,7 @@ export type CallSender = (
 
 /** What the listing says of the tool called: the check of its output, and whether it is a task. */
 interface SentTool {
-  readonly check: JsonSchemaValidator<unknown> | undefined
+  readonly check: SchemaCheck | undefined
   readonly task: boolean
 }
 
@@ -84,7 +84,7 @@ const sendOne = (
             method: "tools/call",
             params: { name: serverName, arguments: args, ...traceMeta(settings, span) },
           },
-          CallToolResultSchema,
+          specTypeSchemas.CallToolResult,
           {
             signal: pending.signal.asAbortSignal,
             timeout: settings.timeoutMillis,
@@ -132,10 +132,7 @@ class PendingCall {
     } catch {}
   }
 
-  answered(
-    result: { readonly [key: string]: unknown },
-    check: JsonSchemaValidator<unknown> | undefined,
-  ): void {
+  answered(result: { readonly [key: string]: unknown }, check: SchemaCheck | undefined): void {
     if (this.settled) return
     let answer: ToolResult.ToolResult
     try {

@@ -1,11 +1,4 @@
-import {
-  CallToolResultSchema,
-  CancelTaskResultSchema,
-  CreateTaskResultSchema,
-  GetTaskResultSchema,
-  type Task,
-} from "@modelcontextprotocol/sdk/types.js"
-import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import { specTypeSchemas, type Task } from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -13,6 +6,7 @@ import type * as Content from "../Content.js"
 import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
+import type { SchemaCheck } from "./schemaValidator.js"
 import type { Connection } from "./session.js"
 
 /** The wait between two polls when the server names none, and the bounds of what it names. */
@@ -38,7 +32,7 @@ export const sendTask = (
   call: ToolCall.ToolCall,
   serverName: string,
   args: Record<string, unknown>,
-  check: JsonSchemaValidator<unknown> | undefined,
+  check: SchemaCheck | undefined,
 ): Effect.Effect<ToolResult.ToolResult> => {
   const { client } = connection
   const options = (signal: AbortSignal) => ({ signal, timeout: settings.timeoutMillis })
@@ -48,7 +42,7 @@ export const sendTask = (
     Effect.tryPromise((signal) =>
       client.request(
         { method: "tasks/result", params: { taskId } },
-        CallToolResultSchema,
+        specTypeSchemas.CallToolResult,
         options(signal),
       ),
     ).pipe(Effect.map((read) => answeredResult(settings, call, read as Content.CallResult, check)))
@@ -74,7 +68,7 @@ export const sendTask = (
             Effect.tryPromise((signal) =>
               client.request(
                 { method: "tasks/get", params: { taskId: task.taskId } },
-                GetTaskResultSchema,
+                specTypeSchemas.GetTaskResult,
                 options(signal),
               ),
             ),
@@ -87,9 +81,10 @@ export const sendTask = (
   }
   const run = Effect.tryPromise((signal) =>
     client.request(
-      { method: "tools/call", params: { name: serverName, arguments: args } },
-      CreateTaskResultSchema,
-      { ...options(signal), task: {} },
+      // A task-augmented request carries `task` in its params (MCP 2025-11-25, tasks).
+      { method: "tools/call", params: { name: serverName, arguments: args, task: {} } },
+      specTypeSchemas.CreateTaskResult,
+      options(signal),
     ),
   ).pipe(
     Effect.tap(() => Toolbox.progressed),
@@ -99,7 +94,7 @@ export const sendTask = (
           Effect.tryPromise(() =>
             client.request(
               { method: "tasks/cancel", params: { taskId: task.taskId } },
-              CancelTaskResultSchema,
+              specTypeSchemas.CancelTaskResult,
             ),
           ).pipe(Effect.timeout(cancelGraceMillis), Effect.ignore),
         ),

@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import { type Redaction, SvirError } from "@svir/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

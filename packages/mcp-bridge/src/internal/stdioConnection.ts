@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { Client } from "@modelcontextprotocol/client"
 import { type Redaction, SvirError, Text } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { makeConnectionState } from "./connection.js"

@@ -1,8 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { serializeMessage } from "@modelcontextprotocol/client"
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
 import { MessageReader, type Piece, tooLargeAnswer } from "./bounded.js"
 import { makeDrainWait, makeTurnWriter } from "./turnWriter.js"
 
@@ -44,6 +43,15 @@ export class GroupStdioTransport implements Transport {
     return this.child?.pid
   }
 
+  /**
+   * The server's stderr, once started. With `pid`, it marks a stdio transport to the SDK's
+   * negotiation (D48): a server that does not answer `server/discover` in time is then taken for
+   * an older one, where over HTTP it would be an outage.
+   */
+  get stderr(): NodeJS.ReadableStream | null {
+    return this.child?.stderr ?? null
+  }
+
   start(): Promise<void> {
     if (this.child !== undefined) return Promise.reject(new Error("the server was started already"))
     return new Promise((resolve, reject) => {
@@ -78,8 +86,11 @@ export class GroupStdioTransport implements Transport {
     try {
       if (!line.tooLarge) {
         // The SDK's Protocol checks every message against the JSON-RPC schemas as it dispatches
-        // it, and reports one that fits none: checking here too would do it twice (D9).
-        this.onmessage?.(JSON.parse(line.bytes.toString("utf8")) as JSONRPCMessage)
+        // it, and reports one that fits none: checking more than the envelope here would do it
+        // twice (D9).
+        const message: unknown = JSON.parse(line.bytes.toString("utf8"))
+        if (isEnvelope(message)) this.onmessage?.(message)
+        else this.onerror?.(new Error("a line that is not a JSON-RPC 2.0 message was left out"))
       } else if (line.id !== undefined) {
         this.onmessage?.(tooLargeAnswer(line.id, this.parameters.maxMessageBytes))
       } else {
@@ -122,6 +133,17 @@ export class GroupStdioTransport implements Transport {
     return this.stop(true)
   }
 }
+
+/**
+ * Whether a parsed line is a JSON-RPC 2.0 message as far as its envelope goes: an object of
+ * `"jsonrpc": "2.0"` with a method or an id. The rest is the Protocol's to check (D9).
+ */
+const isEnvelope = (value: unknown): value is JSONRPCMessage =>
+  typeof value === "object" &&
+  value !== null &&
+  "jsonrpc" in value &&
+  value.jsonrpc === "2.0" &&
+  ("method" in value || "id" in value)
 
 const signalGroup = (group: number, signal: NodeJS.Signals): void => {
   try {

@@ -3,12 +3,15 @@ import * as Effect from "effect/Effect"
 import * as Tracer from "effect/Tracer"
 import type { Connection } from "./session.js"
 
+/** The MCP conventions' attribute of the revision the connection speaks (D48). */
+const mcpProtocolVersion = "mcp.protocol.version"
+
 /** A failed result, as the failure that ends its span with an error status: no text in it. */
 const failedResult = { name: "ToolError", message: GenAi.toolError } as const
 
 /**
  * D19: one `tools/call {tool}` span per request sent, under the MCP conventions: the method, the
- * tool's name on the server, the session when the transport has one, the transport (`pipe` for
+ * tool's name on the server, the session when the transport has one, the protocol revision (D48), the transport (`pipe` for
  * stdio, `tcp` for HTTP), the name cut by `GenAi.spanToolName`. A failed result sets `error.type`
  * to `tool_error` and an error status, as the `execute_tool` span around it does. With no tracer
  * that exports, the request is sent as it is, with no span, and no attribute is made. `send` is
@@ -30,6 +33,8 @@ export const toolsCall = (
     }
     const sessionId = connection.client.transport?.sessionId
     if (sessionId !== undefined) attributes[Attribute.mcpSessionId] = sessionId
+    const version = connection.client.getNegotiatedProtocolVersion()
+    if (version !== undefined) attributes[mcpProtocolVersion] = version
     if (connection.network !== undefined) {
       attributes[Attribute.networkTransport] = connection.network
     }

@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { Client, Transport } from "@modelcontextprotocol/client"
 import type { Redaction } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { makeConnectionState } from "./connection.js"

@@ -4,12 +4,12 @@
  * `MCP_CONFORMANCE_SCENARIO`. It connects through `McpToolbox.http`, lists the tools and calls the
  * one the scenario expects; a failure to connect, a missing tool or a failed result exits 1.
  */
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
 import {
+  auth,
   ClientCredentialsProvider,
+  type OAuthClientProvider,
   PrivateKeyJwtProvider,
-} from "@modelcontextprotocol/sdk/client/auth-extensions.js"
+} from "@modelcontextprotocol/client"
 import { ToolCall } from "@svir/core"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { Elicitation, McpToolbox } from "../../src/index.js"

@@ -10,14 +10,12 @@
  */
 import { randomUUID } from "node:crypto"
 import type {
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-} from "@modelcontextprotocol/sdk/client/auth.js"
-import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js"
+} from "@modelcontextprotocol/client"
 
 /** Where the suite's authorization servers send the code; nothing listens there. */
 const redirectUrl = "http://localhost:3000/callback"
