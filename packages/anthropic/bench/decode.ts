@@ -7,12 +7,15 @@
  * B A, ...), after warm-up rounds; each round's figure is its CPU time (`process.cpuUsage`). Each
  * goal line gives the median of the per-round ratios and their p10-p90 spread.
  *
- * Run: npx tsx --conditions=@svir/source bench/decode.ts (not part of the tests).
+ * Run: npm run bench (not part of the tests). It builds the packages first and measures the
+ * built code (`dist`), what users run (D22): the sources through tsx cost more, since tsx wraps
+ * every named function a closure makes to keep its name, and core's SSE reader makes some for
+ * each stream.
  */
 import { createAnthropic } from "@ai-sdk/anthropic"
 import Anthropic from "@anthropic-ai/sdk"
+import { AnthropicCodec } from "@svir/anthropic"
 import type { Event } from "@svir/core"
-import { AnthropicCodec } from "../src/index.js"
 import { chunked, longText, longToolInput, longUnicode, small } from "./streams.js"
 
 type Chunks = ReadonlyArray<Uint8Array>
