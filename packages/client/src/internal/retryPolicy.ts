@@ -50,12 +50,38 @@ const schedule = (
     ),
   )
 
-/** Runs `attempt`, and again as the {@link schedule} says while it fails. */
+/**
+ * Runs `attempt`, and again as the {@link schedule} says while it fails. The schedule is started
+ * only by a failure it may retry (D29): `Effect.retry` starts it, its steps and their state, for
+ * every call, and nearly every call succeeds at once. What the schedule decides is the same: it
+ * sees the first failure first, and a failure it would not retry is given as it is.
+ */
 export const retrying = (policy: Policy, redaction: Redaction.Redaction) => {
   // A schedule is a description: made once per client, it starts afresh for every call.
   const retries = schedule(policy, redaction)
+  /** The retries after the first attempt failed with `failure`, which the schedule sees first. */
+  const after = <A, R>(
+    attempt: Effect.Effect<A, SvirError.SvirError, R>,
+    failure: SvirError.SvirError,
+  ): Effect.Effect<A, SvirError.SvirError, R> =>
+    Effect.suspend(() => {
+      let first: SvirError.SvirError | undefined = failure
+      return Effect.retry(
+        Effect.suspend(() => {
+          if (first === undefined) return attempt
+          const error = first
+          first = undefined
+          return Effect.fail(error)
+        }),
+        retries,
+      )
+    })
   return <A, R>(
     attempt: Effect.Effect<A, SvirError.SvirError, R>,
   ): Effect.Effect<A, SvirError.SvirError, R> =>
-    policy.times === 0 ? attempt : Effect.retry(attempt, retries)
+    policy.times === 0
+      ? attempt
+      : Effect.catch(attempt, (error) =>
+          error.isRetryable ? after(attempt, error) : Effect.fail(error),
+        )
 }
