@@ -173,9 +173,19 @@ const wholeTokenValue = (text: string, start: number, end: number): unknown => {
   }
   if (i === end && length <= 15) return first === 45 ? -integer : integer
   if (code === 46 /* . */) {
+    const point = i
     code = text.charCodeAt(++i)
     if (!isDigit(code)) return undefined
-    while (isDigit(code)) code = text.charCodeAt(++i)
+    do {
+      integer = integer * 10 + code - 48
+      code = text.charCodeAt(++i)
+    } while (isDigit(code))
+    // Up to 15 digits in all, the digits make an exact integer and one division by an exact
+    // power of ten rounds once, as reading the text does: no text is cut out for it.
+    if (i === end && length <= 16) {
+      const value = integer / powersOfTen[i - point - 1]!
+      return first === 45 ? -value : value
+    }
   }
   if (isE(code)) {
     code = text.charCodeAt(++i)
@@ -187,6 +197,11 @@ const wholeTokenValue = (text: string, start: number, end: number): unknown => {
 }
 
 const literals = ["true", "false", "null"]
+
+/** 10 to the power of 0 to 15, each exact. */
+const powersOfTen = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+]
 
 /** `indexOf`'s answer, with the text's length for none. */
 const found = (at: number, length: number): number => (at === -1 ? length : at)
@@ -241,6 +256,12 @@ export class Reader {
    */
   private settled = 0
   private readonly items: Array<unknown> = []
+  /**
+   * How many of `items` are in use. The array is not shortened when an array is made from its
+   * end: the engine frees the storage of an array set to length 0, so every array opened in a
+   * piece would allocate it anew.
+   */
+  private itemCount = 0
   private readonly bases: Array<number> = []
   private topBase = -1
   private root: unknown = undefined
@@ -285,6 +306,8 @@ export class Reader {
    * is the same string, compared where it stands rather than cut out of the piece anew.
    */
   private readonly keyCache: Array<string> = new Array<string>(keySlots).fill("")
+  /** Whether the key awaited was found in, or put in, the cache: then it is simply assigned. */
+  private keyPlain = false
 
   /** Whether the last push may have changed the value; false when it is the same as before. */
   get changed(): boolean {
@@ -312,6 +335,7 @@ export class Reader {
     this.stack.length = 0
     this.keys.length = 0
     this.items.length = 0
+    this.itemCount = 0
     this.bases.length = 0
     this.top = undefined
     this.string = ""
@@ -362,6 +386,7 @@ export class Reader {
         case expectFirstKey:
           if (code === 34 /* " */) {
             this.within = withinKey
+            this.keyPlain = false
             this.string = ""
             i = this.readString(text, i + 1)
           } else if (code === 125 /* } */ && this.expect === expectFirstKey) {
@@ -410,7 +435,7 @@ export class Reader {
     this.done = false
     stack.push(container)
     this.keys.push("")
-    const base = isArray ? this.items.length : -1
+    const base = isArray ? this.itemCount : -1
     this.bases.push(base)
     this.top = container
     this.topIsArray = isArray
@@ -425,10 +450,10 @@ export class Reader {
     this.keys.pop()
     const base = this.bases.pop()!
     const depth = stack.length
-    if (base >= 0 && this.items.length > base) {
+    if (base >= 0 && this.itemCount > base) {
       // An array opened in this piece: made at once from its items.
-      const array = this.items.slice(base)
-      this.items.length = base
+      const array = this.items.slice(base, this.itemCount)
+      this.itemCount = base
       this.putLast(depth, array)
     }
     if (depth < this.settled) this.settled = depth
@@ -451,9 +476,9 @@ export class Reader {
     for (let depth = stack.length - 1; depth >= this.settled; depth--) {
       const base = bases[depth]!
       if (base < 0) continue
-      if (this.items.length > base) {
-        const array = this.items.slice(base)
-        this.items.length = base
+      if (this.itemCount > base) {
+        const array = this.items.slice(base, this.itemCount)
+        this.itemCount = base
         this.putLast(depth, array)
         stack[depth] = array
       }
@@ -470,8 +495,8 @@ export class Reader {
     if (top === undefined) {
       this.root = value
     } else if (Array.isArray(top)) {
-      const items = this.bases[depth - 1]! >= 0 ? this.items : top
-      items[items.length - 1] = value
+      if (this.bases[depth - 1]! >= 0) this.items[this.itemCount - 1] = value
+      else top[top.length - 1] = value
     } else {
       // The key is an own property by now: assigning it sets that, even for `__proto__`.
       top[this.keys[depth - 1]!] = value
@@ -486,8 +511,10 @@ export class Reader {
       this.root = value
       this.done = true
     } else if (this.topIsArray) {
-      if (this.topBase >= 0) this.items.push(value)
+      if (this.topBase >= 0) this.items[this.itemCount++] = value
       else (top as Array<unknown>).push(value)
+    } else if (this.keyPlain) {
+      ;(top as Record<string, unknown>)[this.keys[this.keys.length - 1]!] = value
     } else {
       setKey(top as Record<string, unknown>, this.keys[this.keys.length - 1]!, value)
     }
@@ -511,8 +538,8 @@ export class Reader {
     if (top === undefined) {
       this.root = string
     } else if (this.topIsArray) {
-      const items = this.topBase >= 0 ? this.items : (top as Array<unknown>)
-      items[items.length - 1] = string
+      if (this.topBase >= 0) this.items[this.itemCount - 1] = string
+      else (top as Array<unknown>)[(top as Array<unknown>).length - 1] = string
     }
     // The key is an own property by now: assigning it sets that, even for `__proto__`.
     else (top as Record<string, unknown>)[this.stringKey] = string
@@ -608,10 +635,12 @@ export class Reader {
       this.fail()
       return length
     }
+    // A key whole in the piece, without escapes, is looked up where it stands.
+    const keyHere = run === from && opened && closed && this.within === withinKey
     const part =
       run !== from
         ? decoded + text.slice(run, end)
-        : opened && closed && this.within === withinKey
+        : keyHere
           ? this.keyAt(text, from, end)
           : text.slice(from, end)
     const string = this.string === "" ? part : part === "" ? this.string : this.string + part
@@ -621,7 +650,8 @@ export class Reader {
       return length
     }
     if (this.within === withinKey) {
-      this.keys[this.keys.length - 1] = string
+      // Any other key is looked up once whole, so that it too is simply assigned.
+      this.keys[this.keys.length - 1] = keyHere ? string : this.keyAt(string, 0, string.length)
       this.expect = expectColon
     } else {
       this.putString(string)
@@ -632,16 +662,26 @@ export class Reader {
     return end + 1
   }
 
-  /** A key read whole in the piece: the same string as the last key like it, if it is that key. */
+  /** The key at `start` to `end` of `text`: the same string as the last key like it, if it is that key. */
   private keyAt(text: string, start: number, end: number): string {
     const length = end - start
-    if (length === 0) return ""
+    if (length === 0) {
+      this.keyPlain = true
+      return ""
+    }
     const slot =
       (length * 31 + text.charCodeAt(start) * 7 + text.charCodeAt(end - 1)) & (keySlots - 1)
     const cached = this.keyCache[slot]!
-    if (cached.length === length && text.startsWith(cached, start)) return cached
+    if (cached.length === length && text.startsWith(cached, start)) {
+      this.keyPlain = true
+      return cached
+    }
     const key = text.slice(start, end)
-    this.keyCache[slot] = key
+    // Only a key that `Object.prototype` lacks is kept, so that one found here is assigned.
+    if (!(key in Object.prototype)) {
+      this.keyCache[slot] = key
+      this.keyPlain = true
+    }
     return key
   }
 
