@@ -518,7 +518,7 @@ const remote = (
     const reconnect = yield* reconnectPolicy(server.reconnect, true)
     const connect = connectWith({
       url,
-      fetch: serverFetch(url, headers, server.maxMessageBytes ?? defaultMaxMessageBytes),
+      fetch: serverFetch(url, headers, server.maxMessageBytes ?? defaultMaxMessageBytes, redaction),
       authProvider:
         server.authProvider === undefined
           ? undefined
