@@ -193,6 +193,36 @@ const refProblem = (root: unknown): string | undefined => {
   }
 }
 
+/**
+ * The first problem `problemOf` finds in a subschema of `root`, or `undefined`: each subschema
+ * that applies to a value (through the keywords Ajv applies, and each `$ref`'s target) is looked
+ * at once. Run on a schema {@link schemaProblem} took, whose `$ref`s are pointers into it.
+ */
+export const subschemaProblem = (
+  root: unknown,
+  problemOf: (schema: { readonly [key: string]: unknown }) => string | undefined,
+): string | undefined => {
+  const seen = new Set<object>()
+  const stack: Array<unknown> = [root]
+  while (stack.length > 0) {
+    const schema = stack.pop()
+    if (!Json.isObject(schema) || seen.has(schema)) continue
+    seen.add(schema)
+    const problem = problemOf(schema)
+    if (problem !== undefined) return problem
+    for (const [keyword, value] of Object.entries(schema)) {
+      if (keyword === "$ref") {
+        if (typeof value === "string") stack.push(resolvePointer(root, value))
+        continue
+      }
+      const part = partOf(keyword)
+      if (part === undefined) continue
+      for (const [, child] of subschemasOf(keyword, part, value)) stack.push(child)
+    }
+  }
+  return undefined
+}
+
 /** Why the cycles of {@link refProblem} could reach one part of a value twice, if they could. */
 const cycleProblem = (backRefs: ReadonlyArray<BackRef>): string | undefined => {
   for (const [i, a] of backRefs.entries()) {
