@@ -27,9 +27,12 @@ export const schemaProblem = (schema: unknown): string | undefined =>
 /** The whole text, counted without recursion: the schema is not yet known to be shallow. */
 const sizeProblem = (schema: unknown): string | undefined => {
   let values = 0
-  const stack: Array<readonly [unknown, number]> = [[schema, 1]]
+  // Two stacks side by side, not one of pairs: a listing walks every output schema (D50).
+  const stack: Array<unknown> = [schema]
+  const depths: Array<number> = [1]
   while (stack.length > 0) {
-    const [value, depth] = stack.pop()!
+    const value = stack.pop()
+    const depth = depths.pop()!
     values += 1
     if (values > schemaBounds.values) {
       return `it holds more than ${schemaBounds.values} JSON values, more than the bridge compiles`
@@ -38,7 +41,10 @@ const sizeProblem = (schema: unknown): string | undefined => {
     if (depth > schemaBounds.depth) {
       return `it nests deeper than ${schemaBounds.depth} levels, more than the bridge compiles`
     }
-    for (const child of Object.values(value)) stack.push([child, depth + 1])
+    for (const child of Object.values(value)) {
+      stack.push(child)
+      depths.push(depth + 1)
+    }
   }
   return undefined
 }
