@@ -1,9 +1,9 @@
 /**
  * The bridge's cost of listing 1,000 tools against the MCP SDK's own `Client.listTools`, on a
  * stdio server (`bench/echoServer.mjs` with `BENCH_TOOLS=1000`, each tool with an input and an
- * output schema). The bridge's listing (`toolbox.refresh`) reads every page, checks each tool,
- * compiles each output schema with its own validator and makes the offered tools; the SDK's
- * parses each page and compiles each output schema with its validator. The figure is this
+ * output schema). The bridge's listing (`toolbox.refresh`) reads every page, checks each tool
+ * and its schemas and makes the offered tools; neither side compiles an output schema while
+ * listing (each does at the tool's first call, D50); the SDK's parses each page. The figure is this
  * process's CPU time per listing, bridge over SDK, per round, the two in turn. Goal: at most 1.15
  * times the SDK's listing.
  */

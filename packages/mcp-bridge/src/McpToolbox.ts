@@ -23,7 +23,7 @@ import type * as Content from "./Content.js"
 import type { CallSettings } from "./internal/callSettings.js"
 import { hookClient } from "./internal/clientHooks.js"
 import { makeConnectionState } from "./internal/connection.js"
-import { leftOutNullsByTool, type RemoveLeftOutNulls } from "./internal/leftOutNulls.js"
+import { type LeftOutNullsByTool, leftOutNullsByTool } from "./internal/leftOutNulls.js"
 import { listTools } from "./internal/listing.js"
 import { clientFeatures, makeClient } from "./internal/mcpClient.js"
 import type { OfferedTools } from "./internal/offeredTools.js"
@@ -518,7 +518,7 @@ const remote = (
     const reconnect = yield* reconnectPolicy(server.reconnect, true)
     const connect = connectWith({
       url,
-      fetch: serverFetch(url, headers, server.maxMessageBytes ?? defaultMaxMessageBytes),
+      fetch: serverFetch(url, headers, server.maxMessageBytes ?? defaultMaxMessageBytes, redaction),
       authProvider:
         server.authProvider === undefined
           ? undefined
@@ -563,10 +563,11 @@ const bridge = (
   Effect.gen(function* () {
     const prefix =
       options.prefix === undefined ? undefined : yield* ToolName.validatePrefix(options.prefix)
-    // Compiles every listing's output schemas, whatever Client is bridged (D42).
+    // Compiles every listing's output schemas, whatever Client is bridged (D42), each at its
+    // tool's first call (D50).
     const validator = makeSchemaValidator()
-    // Made from the input schemas once per listing, for the calls of its tools (D36).
-    const leftOutNulls = new WeakMap<OfferedTools, ReadonlyMap<string, RemoveLeftOutNulls>>()
+    // Made from the input schemas per listing, each at its tool's first call (D36, D50).
+    const leftOutNulls = new WeakMap<OfferedTools, LeftOutNullsByTool>()
     // Each listing asks the connection of its moment.
     const listing = Effect.suspend(() =>
       listTools(session.current().client, {
@@ -668,7 +669,7 @@ const withProgressListener = (
 const makeAnswerer = (
   cache: ToolCache,
   session: Session,
-  leftOutNulls: WeakMap<OfferedTools, ReadonlyMap<string, RemoveLeftOutNulls>>,
+  leftOutNulls: WeakMap<OfferedTools, LeftOutNullsByTool>,
   settings: Omit<CallSettings, "resend">,
 ): ((call: ToolCall.ToolCall) => Effect.Effect<ToolResult.ToolResult>) => {
   const { redaction } = settings

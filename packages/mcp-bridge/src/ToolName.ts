@@ -89,12 +89,14 @@ export const offeredAll = (
 ): ReadonlyArray<string> => {
   const names = serverNames.map((serverName) => offered(serverName, prefix))
   const asIs = names.map((name, i) => name === joined(prefix, serverNames[i]!))
-  // Names kept as they are claim theirs first; the rest in the order of their server names.
-  const order = serverNames
-    .map((_, i) => i)
-    .sort((a, b) =>
-      asIs[a] !== asIs[b] ? (asIs[a] ? -1 : 1) : compare(serverNames[a]!, serverNames[b]!) || a - b,
-    )
+  // Names kept as they are claim theirs first, in the order of the list: equal only when their
+  // server names are, which sort by place. The rest follow in the order of their server names;
+  // a listing whose names are all kept sorts nothing.
+  const kept = serverNames.flatMap((_, i) => (asIs[i] ? [i] : []))
+  const rest = serverNames
+    .flatMap((_, i) => (asIs[i] ? [] : [i]))
+    .sort((a, b) => compare(serverNames[a]!, serverNames[b]!) || a - b)
+  const order = [...kept, ...rest]
   const taken = new Set<string>()
   for (const i of order) {
     const serverName = serverNames[i]!

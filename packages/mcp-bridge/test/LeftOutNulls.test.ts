@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { fc } from "@fast-check/vitest"
-import { Json } from "@svir/core"
-import { leftOutNulls } from "../src/internal/leftOutNulls.js"
+import { Json, Tool } from "@svir/core"
+import { leftOutNulls, leftOutNullsByTool } from "../src/internal/leftOutNulls.js"
 
 /**
  * What a generated schema says, from which it is written out (in one of the forms JSON Schema
@@ -470,5 +470,29 @@ describe("leftOutNulls", () => {
     let after: unknown = leftOutNulls(deep)(value)
     for (let i = 0; i < Json.maxDepth + 10; i++) after = (after as { a: unknown }).a
     assert.deepStrictEqual(after, { n: null })
+  })
+})
+
+describe("leftOutNullsByTool", () => {
+  it("makes a tool's function at its first call, once, and none for a tool never called", () => {
+    const read: Array<string> = []
+    const tool = (name: string) => {
+      const made = Tool.make(name, "", {
+        type: "object",
+        properties: { tail: { type: "number" } },
+      })
+      return Object.defineProperty({ ...made }, "inputSchema", {
+        get: () => {
+          read.push(name)
+          return made.inputSchema
+        },
+      })
+    }
+    const byTool = leftOutNullsByTool([tool("read"), tool("list")])
+    assert.deepStrictEqual(read, [])
+    assert.deepStrictEqual(byTool.get("read")?.({ tail: null }), {})
+    assert.deepStrictEqual(byTool.get("read")?.({ tail: null, path: null }), { path: null })
+    assert.deepStrictEqual(read, ["read"])
+    assert.isUndefined(byTool.get("other"))
   })
 })

@@ -20,9 +20,10 @@ const assertion = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzdmlyLW1hY2hpbmUifQ.c2lnbmVkL
 /**
  * An MCP server on 127.0.0.1 that wants OAuth, and its authorization server on the same port,
  * whose token endpoint refuses every client and quotes, as careless servers do, the
- * `Authorization` header and the form body it was sent.
+ * `Authorization` header and the form body it was sent. It refuses with `status`: 401, or 200,
+ * which some servers answer an OAuth error with and the SDK reads as a refusal too.
  */
-const serveEchoingTokenEndpoint = (methods: ReadonlyArray<string>) =>
+const serveEchoingTokenEndpoint = (methods: ReadonlyArray<string>, status: number) =>
   Effect.acquireRelease(
     Effect.callback<{
       readonly http: Http.Server
@@ -64,7 +65,7 @@ const serveEchoingTokenEndpoint = (methods: ReadonlyArray<string>) =>
           } else if (path === "/token") {
             const sent = `Authorization: ${request.headers.authorization ?? "none"}, body: ${body}`
             tokenRequests.push(sent)
-            json(401, { error: "invalid_client", error_description: `no such client: ${sent}` })
+            json(status, { error: "invalid_client", error_description: `no such client: ${sent}` })
           } else {
             json(404, { error: "not_found" })
           }
@@ -113,6 +114,8 @@ const assertClean = (texts: ReadonlyArray<string>, where: string) => {
 const providers: ReadonlyArray<{
   readonly name: string
   readonly methods: ReadonlyArray<string>
+  /** The status the token endpoint refuses with. */
+  readonly status: number
   /** What the token endpoint must have been sent, so that its echo is a real one. */
   readonly sent: string
   readonly make: (issuer: string) => OAuthClientProvider
@@ -120,6 +123,7 @@ const providers: ReadonlyArray<{
   {
     name: "client_secret_basic, echoed as the Authorization header",
     methods: ["client_secret_basic"],
+    status: 401,
     sent: `Authorization: Basic ${btoa(`${clientId}:${clientSecret}`)}`,
     make: (issuer) =>
       new ClientCredentialsProvider({ clientId, clientSecret, expectedIssuer: issuer }),
@@ -127,6 +131,15 @@ const providers: ReadonlyArray<{
   {
     name: "client_secret_post, echoed as the form body",
     methods: ["client_secret_post"],
+    status: 401,
+    sent: new URLSearchParams({ client_secret: clientSecret }).toString(),
+    make: (issuer) =>
+      new ClientCredentialsProvider({ clientId, clientSecret, expectedIssuer: issuer }),
+  },
+  {
+    name: "client_secret_post, echoed as the form body of a 200",
+    methods: ["client_secret_post"],
+    status: 200,
     sent: new URLSearchParams({ client_secret: clientSecret }).toString(),
     make: (issuer) =>
       new ClientCredentialsProvider({ clientId, clientSecret, expectedIssuer: issuer }),
@@ -134,6 +147,7 @@ const providers: ReadonlyArray<{
   {
     name: "private_key_jwt, echoed as the form body",
     methods: ["private_key_jwt"],
+    status: 401,
     sent: `client_assertion=${assertion}`,
     make: (issuer) =>
       new StaticPrivateKeyJwtProvider({
@@ -144,11 +158,16 @@ const providers: ReadonlyArray<{
   },
 ]
 
-describe("McpToolbox.http keeps an OAuth client's credentials out of errors and logs", () => {
-  // SDK 2.x's `auth` writes the authorization server's refusal to console.warn, past any
-  // redaction (D48); kept off the test's output.
+describe("McpToolbox.http keeps an OAuth client's credentials out of errors, logs and the console", () => {
+  // SDK 2.x's `auth` writes the authorization server's refusal to console.warn, where no
+  // redaction of the bridge's reaches; what it wrote is kept here, off the test's output, and
+  // checked (D49).
+  let warned: Array<string> = []
   beforeEach(() => {
-    vi.spyOn(console, "warn").mockImplementation(() => {})
+    warned = []
+    vi.spyOn(console, "warn").mockImplementation((...args: Array<unknown>) => {
+      warned.push(args.map((arg) => (typeof arg === "string" ? arg : inspect(arg))).join(" "))
+    })
   })
   afterEach(() => {
     vi.restoreAllMocks()
@@ -159,7 +178,7 @@ describe("McpToolbox.http keeps an OAuth client's credentials out of errors and 
     it.live(`when the token endpoint refuses them: ${provider.name}`, () =>
       Effect.gen(function* () {
         const logs = captureLogs()
-        const server = yield* serveEchoingTokenEndpoint(provider.methods)
+        const server = yield* serveEchoingTokenEndpoint(provider.methods, provider.status)
         const error = yield* Effect.flip(
           McpToolbox.http({
             url: `${server.origin}/mcp`,
@@ -173,6 +192,12 @@ describe("McpToolbox.http keeps an OAuth client's credentials out of errors and 
         assert.include(error.serverMessage, Redaction.placeholder)
         assertClean(renderings(error), "the error")
         assertClean(logs.logged, "a log line")
+        // The SDK did write the refusal, with the endpoint's words, and no credential in them.
+        assert.isTrue(
+          warned.some((line) => line.includes("invalid_client") && line.includes("no such client")),
+          `the SDK's warnings: ${warned.join("\n")}`,
+        )
+        assertClean(warned, "the SDK's console.warn")
         // The endpoint did receive the credentials, so the echo above is a real one.
         assert.include(server.tokenRequests[0], provider.sent)
       }),

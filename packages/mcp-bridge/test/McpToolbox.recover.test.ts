@@ -248,7 +248,7 @@ describe("Session.withClient", () => {
           connectHttp(
             {
               url: new URL(url),
-              fetch: serverFetch(new URL(url), {}, 1_000_000),
+              fetch: serverFetch(new URL(url), {}, 1_000_000, Redaction.none),
               authProvider: undefined,
               connectTimeoutMillis: 5_000,
               redaction: Redaction.none,

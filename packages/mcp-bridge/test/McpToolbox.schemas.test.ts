@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { ToolCall } from "@svir/core"
 import { Clock, Effect, Layer } from "effect"
 import { Elicitation, McpToolbox } from "../src/index.js"
@@ -121,8 +121,8 @@ describe("McpToolbox.fromClient, when compiling what was listed takes the listin
         })),
       }))
       const client = yield* connectInMemory(server)
-      // Each reading of the clock finds 4 more seconds gone, as if each compile took them: with a
-      // 10-second listing, the time runs out after the first two tools.
+      // Each reading of the clock finds 4 more seconds gone, as if looking at each output schema
+      // took them: with a 10-second listing, the time runs out after the first two tools.
       const real = yield* Clock.Clock
       let nanos = 0n
       const slow: Clock.Clock = Object.assign(Object.create(real) as Clock.Clock, {
@@ -150,6 +150,68 @@ describe("McpToolbox.fromClient, when compiling what was listed takes the listin
         ],
       )
       assert.strictEqual(logs.logged.length, 2)
+    }),
+  )
+})
+
+describe("McpToolbox.fromClient, compiling a tool's output schema at its first call (D50)", () => {
+  it.live("counts the compile in the call's time, and checks the answer once compiled", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const server = new Server({ name: "lazy", version: "1.0.0" }, { capabilities: { tools: {} } })
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [
+          {
+            name: "measured",
+            inputSchema: { type: "object" as const },
+            outputSchema: { type: "object" as const, properties: { n: { type: "number" } } },
+          },
+        ],
+      }))
+      server.setRequestHandler(CallToolRequestSchema, (request) => {
+        calls++
+        const n = request.params.arguments?.n
+        return { content: [{ type: "text" as const, text: "measured" }], structuredContent: { n } }
+      })
+      const client = yield* connectInMemory(server)
+      const toolbox = yield* McpToolbox.fromClient(client, { timeoutMillis: 3_000 })
+      // The tool is offered: its schema is within the bounds and would compile.
+      assert.deepStrictEqual(
+        (yield* toolbox.tools).map((tool) => tool.name),
+        ["measured"],
+      )
+      // Each reading of the clock finds 4 more seconds gone, as if compiling took them: more
+      // than the call's 3 seconds, so the call fails and is not sent.
+      const real = yield* Clock.Clock
+      let nanos = 0n
+      const slow: Clock.Clock = Object.assign(Object.create(real) as Clock.Clock, {
+        monotonicTimeNanosUnsafe: () => {
+          nanos += 4_000_000_000n
+          return nanos
+        },
+      })
+      const late = yield* toolbox
+        .call(ToolCall.make("call-1", "measured", '{"n": 1}'))
+        .pipe(Effect.provideService(Clock.Clock, slow))
+      assert.isTrue(late.isError)
+      assert.strictEqual(late.failure, "timed_out")
+      assert.strictEqual(
+        late.content,
+        "tool measured did not answer in time: compiling its output schema took 4000 ms of the call's 3000 ms",
+      )
+      assert.strictEqual(calls, 0)
+      // Compiled, the check is kept: the next calls are sent and their answers checked.
+      assert.deepStrictEqual(yield* call(toolbox, "measured", { n: 2 }), {
+        isError: false,
+        content: "measured",
+      })
+      const wrong = yield* call(toolbox, "measured", { n: "two" })
+      assert.isTrue(wrong.isError)
+      assert.match(
+        wrong.content,
+        /^tool measured answered structured content that does not match its output schema/,
+      )
+      assert.strictEqual(calls, 2)
     }),
   )
 })

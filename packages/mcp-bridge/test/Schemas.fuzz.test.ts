@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { schemaBounds } from "../src/internal/schemaBounds.js"
+import { outputCheckOf } from "../src/internal/outputCheck.js"
+import { schemaBounds, schemaProblem } from "../src/internal/schemaBounds.js"
 import { makeSchemaValidator, type SchemaValidator } from "../src/internal/schemaValidator.js"
 
 // Each run compiles a schema, which takes up to tens of milliseconds: fewer runs than the
@@ -135,6 +136,126 @@ describe("the bridge's validator of a server's schemas", () => {
         assert.throws(() => compile(validator, wide), /more than 2048 JSON values/)
       }),
       { numRuns: Math.min(runs, 20) },
+    )
+  })
+})
+
+/** Subschemas Ajv refuses to compile, or takes, for reasons of their own, in any place. */
+const malformed: fc.Arbitrary<unknown> = fc.constantFrom(
+  { type: "strin" },
+  { type: ["string", 5] },
+  { type: [] },
+  { type: "null", nullable: false },
+  { type: ["string", "null"], nullable: true },
+  { nullable: true },
+  { type: "string", nullable: true },
+  { type: "string", pattern: "(" },
+  { type: "string", pattern: "^(?P<n>a)$" },
+  { type: "string", pattern: "(a)\\1" },
+  { type: "string", pattern: "a".repeat(1_001) },
+  { type: "string", pattern: "[a-z]{1,200}[0-9]{1,200}" },
+  { type: "object", patternProperties: { "(": { type: "string" } } },
+  { type: "object", required: "a" },
+  { type: "object", required: ["a"] },
+  { type: "number", minimum: "5" },
+  { type: "number", minimum: 5 },
+  { enum: [] },
+  { enum: "a" },
+  { enum: ["a"] },
+  { id: "x", type: "string" },
+  { type: "object", properties: { id: { type: "string" }, type: { type: "string" } } },
+  { items: 5 },
+  { additionalProperties: "no" },
+  { format: "email", type: "string", minLength: -1 },
+  { uniqueItems: "yes" },
+  { const: null },
+)
+
+const withMalformed: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    malformed,
+    leaf,
+    fc
+      .dictionary(fc.constantFrom("a", "b", "s"), tie("node"), { maxKeys: 3 })
+      .map((properties) => ({ type: "object", properties })),
+    fc.array(tie("node"), { minLength: 1, maxLength: 3 }).map((anyOf) => ({ anyOf })),
+    tie("node").map((items) => ({ type: "array", items })),
+    tie("node").map((node) => ({ $defs: { d: node }, $ref: "#/$defs/d" })),
+  ),
+})).node
+
+describe("the bridge's validator, telling what compiling would refuse without compiling (D50)", () => {
+  const compileError = (validator: SchemaValidator, schema: object): string | undefined => {
+    try {
+      compile(validator, schema)
+      return undefined
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+
+  it("compiles a tool's output schema at its first call, once, whether it compiles or not", () => {
+    const validator = makeSchemaValidator()
+    const compiled: Array<object> = []
+    const counting: SchemaValidator = {
+      ...validator,
+      compile: (schema) => {
+        compiled.push(schema)
+        return validator.compile(schema)
+      },
+    }
+    const output = outputCheckOf(counting, {
+      type: "object",
+      properties: { n: { type: "number" } },
+    })
+    // A schema that only compiling refuses, stood in for by a validator whose compile throws.
+    const throwing: SchemaValidator = {
+      ...counting,
+      compile: (schema) => {
+        compiled.push(schema)
+        return assert.fail("no check")
+      },
+    }
+    const broken = outputCheckOf(throwing, { type: "object" })
+    assert.strictEqual(compiled.length, 0)
+    if (typeof output === "string" || typeof broken === "string") return assert.fail("refused")
+    assert.isTrue(output.compiled()({ n: 1 }).valid)
+    assert.isFalse(output.compiled()({ n: "1" }).valid)
+    assert.throws(() => broken.compiled(), /no check/)
+    assert.throws(() => broken.compiled(), /no check/)
+    assert.strictEqual(compiled.length, 2)
+    assert.strictEqual(
+      outputCheckOf(validator, { type: "strin" }),
+      "its output schema cannot be compiled: type must be JSONType or JSONType[]: strin",
+    )
+  })
+
+  it("refuses a subschema in the words compiling gives", () => {
+    const validator = makeSchemaValidator()
+    fc.assert(
+      fc.property(malformed, (generated) => {
+        const wrapped = { type: "object", properties: { x: generated } }
+        assert.strictEqual(validator.refusal(wrapped), compileError(validator, wrapped))
+      }),
+      { numRuns: Math.min(runs, 100) },
+    )
+  })
+
+  it("refuses a schema within the bounds exactly when compiling does", () => {
+    const validator = makeSchemaValidator()
+    fc.assert(
+      fc.property(withMalformed, (generated) => {
+        const wrapped = { type: "object", properties: { x: generated } }
+        if (schemaProblem(wrapped) !== undefined) return
+        // With two faults, the one named first may differ: Ajv goes keyword group by group.
+        assert.strictEqual(
+          validator.refusal(wrapped) === undefined,
+          compileError(validator, wrapped) === undefined,
+          JSON.stringify(wrapped),
+        )
+      }),
+      { numRuns: runs },
     )
   })
 })

@@ -19,9 +19,9 @@ export type RemoveLeftOutNulls = (args: Record<string, unknown>) => Record<strin
  * an `enum` with `null`, a branch that takes it, a schema that says nothing), every `null` for a
  * required property (the server says what is wrong with it), and every `null` in an array. Where
  * the schema cannot be read for sure (a `$ref` to another document, a union whose branch the value
- * does not single out, `additionalProperties`), the `null` is kept. The work when the tool is
- * listed is bounded by a multiple of the schema's size; each call costs one walk of the arguments,
- * to `Json.maxDepth` levels.
+ * does not single out, `additionalProperties`), the `null` is kept. The work of making it is
+ * bounded by a multiple of the schema's size; each call costs one walk of the arguments, to
+ * `Json.maxDepth` levels.
  */
 export const leftOutNulls = (schema: unknown): RemoveLeftOutNulls => {
   const plan = new Planner(schema).root()
@@ -502,7 +502,29 @@ class Planner {
 const making = Symbol("making")
 
 /** The function of each tool of a listing, by the name it is offered under. */
-export const leftOutNullsByTool = (
-  tools: ReadonlyArray<Tool.Tool>,
-): ReadonlyMap<string, RemoveLeftOutNulls> =>
-  new Map(tools.map((tool) => [tool.name, leftOutNulls(tool.inputSchema)]))
+export interface LeftOutNullsByTool {
+  /** The tool's function, made at its first call and kept; `undefined` for a name not listed. */
+  readonly get: (name: string) => RemoveLeftOutNulls | undefined
+}
+
+/**
+ * The functions of a listing's tools, each made when its tool is first called, as its output
+ * check is compiled (D50): most tools of a listing are never called, and making them all took a
+ * fifth of a listing's time.
+ */
+export const leftOutNullsByTool = (tools: ReadonlyArray<Tool.Tool>): LeftOutNullsByTool => {
+  const made = new Map<string, RemoveLeftOutNulls>()
+  let byName: ReadonlyMap<string, Tool.Tool> | undefined
+  return {
+    get: (name) => {
+      const known = made.get(name)
+      if (known !== undefined) return known
+      byName ??= new Map(tools.map((tool) => [tool.name, tool]))
+      const tool = byName.get(name)
+      if (tool === undefined) return undefined
+      const remove = leftOutNulls(tool.inputSchema)
+      made.set(name, remove)
+      return remove
+    },
+  }
+}

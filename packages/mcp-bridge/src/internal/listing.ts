@@ -5,7 +5,7 @@ import { Text } from "@svir/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { noTools, type OfferedTools, offerTools } from "./offeredTools.js"
-import { compileOutputCheck } from "./outputCheck.js"
+import { outputCheckOf } from "./outputCheck.js"
 import { cursorParams, listPages } from "./pages.js"
 import { type SchemaValidator, uncheckedPatterns } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
@@ -58,7 +58,7 @@ export interface ListingSettings extends Bounds {
 /**
  * The server's tools as offered, with a warning for each tool the server listed wrongly (D20). A
  * server without the tools capability offers none. `timeoutMillis` bounds the whole listing:
- * a tool whose output schema would be compiled after it ran out is left out (D40).
+ * a tool whose output schema would be looked at after it ran out is left out (D40).
  */
 export const listTools = (
   client: Client,
@@ -83,9 +83,10 @@ export const listTools = (
       })
 
 /**
- * The tools offered, each output schema compiled once by the bridge's validator into the check of
- * that tool's structured content (D42). A tool whose output schema cannot be compiled is left out,
- * and so is one whose turn comes after the listing's time ran out (D40).
+ * The tools offered, each output schema made the check of that tool's structured content (D42),
+ * which the bridge's validator compiles at the tool's first call (D50). A tool whose output schema
+ * is over the bounds or would be refused by compiling is left out, and so is one whose turn comes
+ * after the listing's time ran out (D40).
  */
 const offerAndCompile = (
   client: Client,
@@ -99,7 +100,7 @@ const offerAndCompile = (
     (tool) =>
       outOfTime()
         ? "its output schema is not compiled: the listing ran out of time (listTimeoutMillis) before its turn"
-        : compileOutputCheck(settings.validator, tool.outputSchema ?? {}),
+        : outputCheckOf(settings.validator, tool.outputSchema ?? {}),
     client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
   )
 

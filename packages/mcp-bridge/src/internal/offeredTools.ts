@@ -5,9 +5,8 @@ import {
 } from "@modelcontextprotocol/client"
 import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
-import type { OutputChecks } from "./outputCheck.js"
+import type { OutputCheck, OutputChecks } from "./outputCheck.js"
 import { schemaProblem } from "./schemaBounds.js"
-import type { SchemaCheck } from "./schemaValidator.js"
 import type { SkippedTool } from "./skippedTool.js"
 
 /** The tools of one listing as offered, the way back to the server's names, and those left out. */
@@ -20,7 +19,10 @@ export interface OfferedTools {
   readonly refused: ReadonlySet<number>
   /** The tools offered, as the SDK's schema reads them. */
   readonly admitted: ReadonlyArray<McpTool>
-  /** The check of the structured content of each offered tool that has an output schema (D42). */
+  /**
+   * The check of the structured content of each offered tool that has an output schema (D42),
+   * compiled at the tool's first call (D50).
+   */
   readonly outputChecks: OutputChecks
   /** The server's names of the tools called as tasks (D45). */
   readonly taskTools: ReadonlySet<string>
@@ -38,10 +40,10 @@ export const noTools: OfferedTools = {
 }
 
 /**
- * The check of a tool's structured content, compiled from its output schema, or why it cannot be
- * compiled, as the reason the tool is left out.
+ * The check of a tool's structured content, to be compiled from its output schema, or why it
+ * cannot be compiled, as the reason the tool is left out.
  */
-export type OutputCompiler = (tool: McpTool) => SchemaCheck | string
+export type OutputCompiler = (tool: McpTool) => OutputCheck | string
 
 // A zod message names the path and what was expected; three are enough to find the fault.
 const maxIssues = 3
@@ -58,7 +60,7 @@ export const offerTools = (
   serverRunsTasks: boolean,
 ): OfferedTools => {
   const admitted: Array<McpTool> = []
-  const outputChecks = new Map<string, SchemaCheck>()
+  const outputChecks = new Map<string, OutputCheck>()
   const taskTools = new Set<string>()
   const skipped: Array<SkippedTool> = []
   const refused = new Set<number>()
@@ -106,7 +108,7 @@ const asTask = (tool: McpTool, serverRunsTasks: boolean): boolean => {
  * it lists well that the bridge does not support.
  */
 type Admission =
-  | { readonly tool: McpTool; readonly check?: SchemaCheck | undefined }
+  | { readonly tool: McpTool; readonly check?: OutputCheck | undefined }
   | { readonly reason: string; readonly listedWrongly: boolean }
 
 const refuse = (reason: string): Admission => ({ reason, listedWrongly: true })

@@ -3,20 +3,40 @@ import { describe } from "./failure.js"
 import type { SchemaCheck, SchemaValidator } from "./schemaValidator.js"
 
 /** The check of each offered tool's structured content, by the server's name of the tool. */
-export type OutputChecks = ReadonlyMap<string, SchemaCheck>
+export type OutputChecks = ReadonlyMap<string, OutputCheck>
 
 /**
- * The check of a tool's output schema, compiled by the bridge's validator (RE2 for patterns,
- * bounded compiling, D38, D40), or why it cannot be compiled.
+ * The check of a tool's structured content, compiled from its output schema at the tool's first
+ * call, once (D50): `compiled` gives it, or throws why the schema cannot be compiled, each time.
  */
-export const compileOutputCheck = (
+export interface OutputCheck {
+  readonly compiled: () => SchemaCheck
+}
+
+/**
+ * The check of a tool's output schema, to be compiled by the bridge's validator (RE2 for
+ * patterns, bounded compiling, D38, D40) when the tool is first called, or why it cannot be
+ * compiled, as far as that is told without compiling (D50). The schema is within the bounds.
+ */
+export const outputCheckOf = (
   validator: SchemaValidator,
   outputSchema: { readonly [key: string]: unknown },
-): SchemaCheck | string => {
-  try {
-    return validator.compile(outputSchema)
-  } catch (error) {
-    return `its output schema cannot be compiled: ${describe(error)}`
+): OutputCheck | string => {
+  const refused = validator.refusal(outputSchema)
+  if (refused !== undefined) return `its output schema cannot be compiled: ${refused}`
+  let compiled: { readonly check: SchemaCheck } | { readonly error: unknown } | undefined
+  return {
+    compiled: () => {
+      if (compiled === undefined) {
+        try {
+          compiled = { check: validator.compile(outputSchema) }
+        } catch (error) {
+          compiled = { error }
+        }
+      }
+      if ("error" in compiled) throw compiled.error
+      return compiled.check
+    },
   }
 }
 

@@ -22,6 +22,7 @@ import {
   toSvirError,
   unreachableReason,
 } from "./failure.js"
+import { redactedFetch } from "./redactedFetch.js"
 import type { Connection, Connector } from "./session.js"
 
 const closeGraceMillis = 3_000
@@ -41,17 +42,18 @@ export interface RemoteSettings {
 }
 
 /**
- * The fetch of one server's transport: answers bounded (D2), and the configured headers added to
- * the requests that go to the server's own origin, and to no other (D17). Given as the SDK's
- * `requestInit`, they would also go to the authorization server of the OAuth flow, whose
- * requests the SDK makes with the same init.
+ * The fetch of one server's transport: answers bounded (D2), refusals redacted before the SDK
+ * reads them (D49), and the configured headers added to the requests that go to the server's own
+ * origin, and to no other (D17). Given as the SDK's `requestInit`, they would also go to the
+ * authorization server of the OAuth flow, whose requests the SDK makes with the same init.
  */
 export const serverFetch = (
   url: URL,
   headers: Readonly<Record<string, string>>,
   maxBytes: number,
+  redaction: Redaction.Redaction,
 ): FetchLike => {
-  const bounded = boundedFetch(maxBytes)
+  const bounded = redactedFetch(redaction, boundedFetch(maxBytes))
   const configured = Object.entries(headers)
   if (configured.length === 0) return bounded
   return (target, init) => {

@@ -27,9 +27,12 @@ export const schemaProblem = (schema: unknown): string | undefined =>
 /** The whole text, counted without recursion: the schema is not yet known to be shallow. */
 const sizeProblem = (schema: unknown): string | undefined => {
   let values = 0
-  const stack: Array<readonly [unknown, number]> = [[schema, 1]]
+  // Two stacks side by side, not one of pairs: a listing walks every output schema (D50).
+  const stack: Array<unknown> = [schema]
+  const depths: Array<number> = [1]
   while (stack.length > 0) {
-    const [value, depth] = stack.pop()!
+    const value = stack.pop()
+    const depth = depths.pop()!
     values += 1
     if (values > schemaBounds.values) {
       return `it holds more than ${schemaBounds.values} JSON values, more than the bridge compiles`
@@ -38,7 +41,10 @@ const sizeProblem = (schema: unknown): string | undefined => {
     if (depth > schemaBounds.depth) {
       return `it nests deeper than ${schemaBounds.depth} levels, more than the bridge compiles`
     }
-    for (const child of Object.values(value)) stack.push([child, depth + 1])
+    for (const child of Object.values(value)) {
+      stack.push(child)
+      depths.push(depth + 1)
+    }
   }
   return undefined
 }
@@ -191,6 +197,36 @@ const refProblem = (root: unknown): string | undefined => {
     if (error instanceof Refused) return error.message
     throw error
   }
+}
+
+/**
+ * The first problem `problemOf` finds in a subschema of `root`, or `undefined`: each subschema
+ * that applies to a value (through the keywords Ajv applies, and each `$ref`'s target) is looked
+ * at once. Run on a schema {@link schemaProblem} took, whose `$ref`s are pointers into it.
+ */
+export const subschemaProblem = (
+  root: unknown,
+  problemOf: (schema: { readonly [key: string]: unknown }) => string | undefined,
+): string | undefined => {
+  const seen = new Set<object>()
+  const stack: Array<unknown> = [root]
+  while (stack.length > 0) {
+    const schema = stack.pop()
+    if (!Json.isObject(schema) || seen.has(schema)) continue
+    seen.add(schema)
+    const problem = problemOf(schema)
+    if (problem !== undefined) return problem
+    for (const [keyword, value] of Object.entries(schema)) {
+      if (keyword === "$ref") {
+        if (typeof value === "string") stack.push(resolvePointer(root, value))
+        continue
+      }
+      const part = partOf(keyword)
+      if (part === undefined) continue
+      for (const [, child] of subschemasOf(keyword, part, value)) stack.push(child)
+    }
+  }
+  return undefined
 }
 
 /** Why the cycles of {@link refProblem} could reach one part of a value twice, if they could. */

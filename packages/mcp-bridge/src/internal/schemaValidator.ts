@@ -3,7 +3,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/
 import { Ajv } from "ajv"
 import * as ajvFormats from "ajv-formats"
 import { RE2JS } from "re2js"
-import { schemaProblem } from "./schemaBounds.js"
+import { schemaProblem, subschemaProblem } from "./schemaBounds.js"
 
 /**
  * A pattern longer than this, or whose RE2 program is larger, is not compiled: RE2's time is
@@ -168,11 +168,92 @@ export interface SchemaValidator {
    */
   readonly compile: (schema: object) => SchemaCheck
   /**
+   * Why {@link compile} would refuse `schema`, a schema within the bounds (`schemaProblem` found
+   * none, D40), told without compiling it, in the words compiling gives, or `undefined`: a
+   * pattern that is not valid JavaScript or too large for RE2 (D38), a `type` that names no JSON
+   * type, a keyword whose value Ajv does not take (D50). Cheap next to compiling, which generates
+   * and loads code.
+   */
+  readonly refusal: (schema: object) => string | undefined
+  /**
    * For the SDK's Client (its `jsonSchemaValidator`): the same Ajv and bounds, for whatever the
    * SDK checks itself, so that no server's pattern runs on the backtracking RegExp there either.
    */
   readonly sdk: jsonSchemaValidator
 }
+
+const jsonTypes = new Set(["string", "number", "integer", "boolean", "null", "object", "array"])
+
+/**
+ * Whether a keyword's value has a type its definition takes, as Ajv reads it when compiling
+ * (`validSchemaType`, ajv 8 `compile/validate/keyword.js`).
+ */
+const takesValue = (value: unknown, schemaType: ReadonlyArray<string>): boolean =>
+  schemaType.length === 0 ||
+  schemaType.some((type) =>
+    type === "array"
+      ? Array.isArray(value)
+      : type === "object"
+        ? typeof value === "object" && value !== null && !Array.isArray(value)
+        : typeof value === type,
+  )
+
+/** What compiling one subschema would throw for its `type` and `nullable` (ajv 8 `getSchemaTypes`). */
+const typeRefusal = (schema: { readonly [key: string]: unknown }): string | undefined => {
+  const given = schema.type
+  const types: ReadonlyArray<unknown> = Array.isArray(given) ? given : given ? [given] : []
+  if (!types.every((type) => typeof type === "string" && jsonTypes.has(type))) {
+    return `type must be JSONType or JSONType[]: ${types.join(",")}`
+  }
+  if (types.includes("null")) {
+    return schema.nullable === false ? "type: null contradicts nullable: false" : undefined
+  }
+  return types.length === 0 && schema.nullable !== undefined
+    ? '"nullable" cannot be used without "type"'
+    : undefined
+}
+
+/** What running `pattern` through {@link linearRegExp} throws, as Ajv runs it (flag `u`). */
+const patternRefusal = (pattern: string): string | undefined => {
+  try {
+    linearRegExp(pattern, "u")
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+}
+
+/** What compiling one subschema with `ajv` would throw, as far as it is told without compiling. */
+const subschemaRefusal =
+  (ajv: Ajv) =>
+  (schema: { readonly [key: string]: unknown }): string | undefined => {
+    const typed = typeRefusal(schema)
+    if (typed !== undefined) return typed
+    // What two of Ajv's keywords throw when compiled (ajv 8 `vocabularies/core/id.js`,
+    // `vocabularies/validation/enum.js`).
+    if (schema.id !== undefined) return 'NOT SUPPORTED: keyword "id", use "$id" for schema ID'
+    if (Array.isArray(schema.enum) && schema.enum.length === 0) {
+      return "enum must have non-empty array"
+    }
+    for (const [keyword, value] of Object.entries(schema)) {
+      if (keyword === "type") continue
+      const definition = ajv.getKeyword(keyword)
+      if (typeof definition === "object" && !takesValue(value, definition.schemaType)) {
+        return `${keyword} value must be ${JSON.stringify(definition.schemaType)}`
+      }
+      const patterns =
+        keyword === "pattern" && typeof value === "string"
+          ? [value]
+          : keyword === "patternProperties" && typeof value === "object" && value !== null
+            ? Object.keys(value)
+            : []
+      for (const pattern of patterns) {
+        const refused = patternRefusal(pattern)
+        if (refused !== undefined) return refused
+      }
+    }
+    return undefined
+  }
 
 /**
  * The schema validator of one Client, over an Ajv of {@link makeAjv}. A compiled schema is kept
@@ -205,6 +286,7 @@ export const makeSchemaValidator = (): SchemaValidator => {
       compiled.set(schema, check)
       return check
     },
+    refusal: (schema) => subschemaProblem(schema, subschemaRefusal(ajv)),
     sdk: {
       getValidator: <T>(schema: JsonSchemaType) =>
         bounded(schema, () => sdk.getValidator<T>(schema)),

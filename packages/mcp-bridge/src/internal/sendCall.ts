@@ -1,5 +1,6 @@
 import { type Progress, specTypeSchemas } from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import type * as Tracer from "effect/Tracer"
@@ -7,7 +8,8 @@ import type * as Content from "../Content.js"
 import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { CallSignal } from "./callSignal.js"
-import { callFailureOf, describeCallFailure } from "./failure.js"
+import { callFailureOf, describe, describeCallFailure } from "./failure.js"
+import type { OutputCheck } from "./outputCheck.js"
 import type { SchemaCheck } from "./schemaValidator.js"
 import { sendTask } from "./sendTask.js"
 import type { Connection } from "./session.js"
@@ -36,7 +38,7 @@ export type CallSender = (
 
 /** What the listing says of the tool called: the check of its output, and whether it is a task. */
 interface SentTool {
-  readonly check: SchemaCheck | undefined
+  readonly check: OutputCheck | undefined
   readonly task: boolean
 }
 
@@ -50,10 +52,55 @@ export const makeCallSender =
   (settings: CallSettings): CallSender =>
   (connection, call, serverName, args, tool, mayResend) =>
     toolsCall(connection, serverName, (span) =>
-      tool.task
-        ? sendTask(settings, connection, call, serverName, args, tool.check)
-        : sendOne(settings, span, connection, call, serverName, args, tool, mayResend),
+      Effect.flatMap(compileCheck(settings, call, tool.check), (compiled) => {
+        if ("failed" in compiled) return Effect.succeed(compiled.failed)
+        const { left, check } = compiled
+        return tool.task
+          ? sendTask(left, connection, call, serverName, args, check)
+          : sendOne(left, span, connection, call, serverName, args, check, mayResend)
+      }),
     )
+
+/**
+ * The tool's output check, compiled at its first call (D50), before the request is sent: a
+ * schema that cannot be compiled fails the call, which is not sent, since its answer could not be
+ * checked. Compiling is part of the call, so its time is taken from the call's time limits, read
+ * on the monotonic clock (as the listing's, D40); a compile that used them up fails the call.
+ */
+const compileCheck = (
+  settings: CallSettings,
+  call: ToolCall.ToolCall,
+  output: OutputCheck | undefined,
+): Effect.Effect<
+  | { readonly left: CallSettings; readonly check: SchemaCheck | undefined }
+  | { readonly failed: ToolResult.ToolResult }
+> =>
+  output === undefined
+    ? Effect.succeed({ left: settings, check: undefined })
+    : Clock.clockWith((clock) =>
+        Effect.sync(() => {
+          const millis = () => Number(clock.monotonicTimeNanosUnsafe() / 1_000_000n)
+          const start = millis()
+          let check: SchemaCheck
+          try {
+            check = output.compiled()
+          } catch (error) {
+            const text = `tool ${call.name} cannot be called: its output schema cannot be compiled: ${describe(error)}`
+            return { failed: failedResult(settings, call, text, "handler_failed") }
+          }
+          const spent = millis() - start
+          if (spent >= settings.timeoutMillis || spent >= settings.maxTotalMillis) {
+            const text = `tool ${call.name} did not answer in time: compiling its output schema took ${spent} ms of the call's ${Math.min(settings.timeoutMillis, settings.maxTotalMillis)} ms`
+            return { failed: failedResult(settings, call, text, "timed_out") }
+          }
+          const left = {
+            ...settings,
+            timeoutMillis: settings.timeoutMillis - spent,
+            maxTotalMillis: settings.maxTotalMillis - spent,
+          }
+          return { left, check }
+        }),
+      )
 
 /** SEP-414: the span's W3C trace context as `_meta` of the request, when it is to be sent. */
 const traceMeta = (
@@ -70,7 +117,12 @@ const traceMeta = (
 const sendOne = (
   settings: CallSettings,
   span: Tracer.Span | undefined,
-  ...[connection, call, serverName, args, { check }, mayResend]: Parameters<CallSender>
+  connection: Connection,
+  call: ToolCall.ToolCall,
+  serverName: string,
+  args: Record<string, unknown>,
+  check: SchemaCheck | undefined,
+  mayResend: boolean,
 ): Effect.Effect<ToolResult.ToolResult> =>
   Effect.flatMap(Effect.context<never>(), (context) =>
     Effect.callback<ToolResult.ToolResult>((resume) => {
