@@ -119,11 +119,11 @@ const withAuthorization = (
 ): Effect.Effect<string, unknown> =>
   connectAndCall(scenario, url, provider).pipe(
     Effect.catch((failure) => {
-      const code = provider.takeCode()
-      if (code === undefined || attempt === maxAttempts) return Effect.fail(failure)
-      return Effect.tryPromise(() =>
-        auth(provider, { serverUrl: url, authorizationCode: code }),
-      ).pipe(Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1)))
+      const redirect = provider.takeRedirect()
+      if (redirect === undefined || attempt === maxAttempts) return Effect.fail(failure)
+      return Effect.tryPromise(() => auth(provider, { serverUrl: url, ...redirect })).pipe(
+        Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1)),
+      )
     }),
   )
 
