@@ -570,6 +570,7 @@ const bridge = (
     // Each listing asks the connection of its moment.
     const listing = Effect.suspend(() =>
       listTools(session.current().client, {
+        overStdio: session.current().network === "pipe",
         prefix,
         redaction,
         validator,
@@ -721,6 +722,7 @@ const makeAnswerer = (
         const tool = {
           check: offered.outputChecks.get(serverName),
           task: offered.taskTools.has(serverName),
+          headers: offered.paramHeaders.get(serverName),
         }
         return send(connection, call, serverName, sent, tool, mayReconnect)
       }

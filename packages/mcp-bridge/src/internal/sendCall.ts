@@ -18,6 +18,7 @@ import { CallSignal } from "./callSignal.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
 import { type InputAnswerer, maxInputRounds } from "./inputRequests.js"
 import { inputAnswererOf } from "./mcpClient.js"
+import { type ParamHeader, paramHeaders } from "./paramHeaders.js"
 import type { SchemaCheck } from "./schemaValidator.js"
 import { sendTask } from "./sendTask.js"
 import type { Connection } from "./session.js"
@@ -44,10 +45,14 @@ export type CallSender = (
   mayResend: boolean,
 ) => Effect.Effect<ToolResult.ToolResult>
 
-/** What the listing says of the tool called: the check of its output, and whether it is a task. */
+/**
+ * What the listing says of the tool called: the check of its output, whether it is a task, and
+ * the arguments its calls mirror into headers (D50).
+ */
 interface SentTool {
   readonly check: SchemaCheck | undefined
   readonly task: boolean
+  readonly headers: ReadonlyArray<ParamHeader> | undefined
 }
 
 /**
@@ -97,11 +102,11 @@ const stateOnlyPacing = Duration.millis(250)
 const sendOne = (
   settings: CallSettings,
   span: Tracer.Span | undefined,
-  ...[connection, call, serverName, args, { check }, mayResend]: Parameters<CallSender>
+  ...[connection, call, serverName, args, tool, mayResend]: Parameters<CallSender>
 ): Effect.Effect<ToolResult.ToolResult> => {
   const answerer = inputAnswererOf(connection.client)
   const send = (answers: Answers) =>
-    sendLeg(settings, span, connection, call, serverName, args, check, mayResend, answers, answerer)
+    sendLeg(settings, span, connection, call, serverName, args, tool, mayResend, answers, answerer)
   if (answerer === undefined) return Effect.map(send({}), settledOf(settings, call))
   const rounds = (
     round: number,
@@ -150,7 +155,7 @@ const sendLeg = (
   call: ToolCall.ToolCall,
   serverName: string,
   args: Record<string, unknown>,
-  check: SchemaCheck | undefined,
+  { check, headers }: SentTool,
   mayResend: boolean,
   answers: Answers,
   answerer: InputAnswerer | undefined,
@@ -177,6 +182,7 @@ const sendLeg = (
             onprogress: (progress) => pending.progress(progress),
             // The bridge answers the server's questions in the call's fiber (D50).
             allowInputRequired: answerer !== undefined,
+            ...(headers === undefined ? {} : { headers: paramHeaders(headers, args) }),
           },
         )
         .then(
