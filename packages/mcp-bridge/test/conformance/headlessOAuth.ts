@@ -95,8 +95,11 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     return this.savedTokens
   }
 
+  // The discovery served the flow that got these tokens. A later refusal is discovered afresh:
+  // the protected resource may name another authorization server by then (SEP-2352).
   saveTokens(tokens: OAuthTokens): void {
     this.savedTokens = tokens
+    this.discovery = undefined
   }
 
   // Kept so that exchanging the code finds the metadata where the first discovery found it, which
