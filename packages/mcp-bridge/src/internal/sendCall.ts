@@ -94,6 +94,9 @@ interface Answers {
  */
 const stateOnlyPacing = Duration.millis(250)
 
+/** A call's result, or the server's `input_required` (2026-07-28), checked once per call. */
+const resultOrInputRequired = withInputRequired(specTypeSchemas.CallToolResult)
+
 /**
  * Sends the call, and on a 2026-07-28 connection answers each `input_required` result of the
  * server and sends the call again with the answers, up to {@link maxInputRounds} rounds (D50). A
@@ -172,7 +175,7 @@ const sendLeg = (
             method: "tools/call",
             params: { name: serverName, arguments: args, ...traceMeta(settings, span), ...answers },
           },
-          withInputRequired(specTypeSchemas.CallToolResult),
+          resultOrInputRequired,
           {
             signal: pending.signal.asAbortSignal,
             timeout: settings.timeoutMillis,
