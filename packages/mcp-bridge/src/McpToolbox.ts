@@ -571,6 +571,7 @@ const bridge = (
     // Each listing asks the connection of its moment.
     const listing = Effect.suspend(() =>
       listTools(session.current().client, {
+        overStdio: session.current().network === "pipe",
         prefix,
         redaction,
         validator,
@@ -722,6 +723,7 @@ const makeAnswerer = (
         const tool = {
           check: offered.outputChecks.get(serverName),
           task: offered.taskTools.has(serverName),
+          headers: offered.paramHeaders.get(serverName),
         }
         return send(connection, call, serverName, sent, tool, mayReconnect)
       }

@@ -27,10 +27,11 @@ const declined: ElicitResult = { action: "decline" }
 const cancelled: ElicitResult = { action: "cancel" }
 
 /**
- * The handler of `elicitation/create` for one Client. The SDK has already checked the request's
- * shape and refused the URL mode this client does not declare; it does not check accepted content
- * against the requested schema (an SDK server that calls `elicitInput` does, on its side), so
- * the handler does it before anything is sent (D26). `serverName` is read when a request comes.
+ * The handler of `elicitation/create` for one Client, on a 2025 connection. The SDK has already
+ * checked the request's shape and refused the URL mode this client does not declare; it does not
+ * check accepted content against the requested schema (an SDK server that calls `elicitInput`
+ * does, on its side), so {@link formAnswer} does it before anything is sent (D26). `serverName` is
+ * read when a request comes.
  */
 export const answerElicitation =
   (
@@ -42,38 +43,59 @@ export const answerElicitation =
     request: ElicitRequest,
     context: { readonly mcpReq: { readonly signal: AbortSignal } },
   ): Promise<ElicitResult> => {
-    const params = request.params
-    // URL mode: the SDK refuses it before this handler, as it is not declared (D25).
-    if (!("requestedSchema" in params)) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        "this client answers form elicitation only",
-      )
-    }
-    const check = compile(validator, params.requestedSchema)
-    if (Option.isNone(settings.service)) return declined
-    const asked = settings.service.value.ask({
-      message: params.message,
-      requestedSchema: params.requestedSchema,
-      server: serverName(),
-    })
     // The server's cancellation, or the connection's end, aborts the signal: the SDK then sends
     // nothing, and the user's effect is interrupted.
     const outcome = await Effect.runPromiseWith(settings.context)(
-      answerOf(asked, check, params.requestedSchema, settings),
+      formAnswer(settings, validator, serverName(), request.params),
       { signal: context.mcpReq.signal },
     )
     if (outcome instanceof ProtocolError) throw outcome
     return outcome
   }
 
+/**
+ * The answer to one form a server asks for, or the error that stands in its place: a request in
+ * URL mode (not declared, D25) or whose schema cannot be compiled is refused before the user is
+ * asked; without an `Elicitation` service the answer is `decline`; the user's content is checked
+ * against the form (D26) within `timeoutMillis` (D27). The same for a 2025 connection's
+ * `elicitation/create` and a 2026-07-28 `input_required` result (D51).
+ */
+export const formAnswer = (
+  settings: ElicitationSettings,
+  validator: SchemaValidator,
+  server: string | undefined,
+  params: ElicitRequest["params"],
+): Effect.Effect<ElicitResult | ProtocolError> => {
+  // URL mode: on a 2025 connection the SDK refuses it before this handler, as it is not declared.
+  if (!("requestedSchema" in params)) {
+    return Effect.succeed(
+      new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        "this client answers form elicitation only",
+      ),
+    )
+  }
+  const check = compile(validator, params.requestedSchema)
+  if (check instanceof ProtocolError) return Effect.succeed(check)
+  if (Option.isNone(settings.service)) return Effect.succeed(declined)
+  const asked = settings.service.value.ask({
+    message: params.message,
+    requestedSchema: params.requestedSchema,
+    server,
+  })
+  return answerOf(asked, check, params.requestedSchema, settings)
+}
+
 /** The form's check; a schema that cannot be compiled is the server's fault, told before asking. */
-const compile = (validator: SchemaValidator, schema: Elicitation.RequestedSchema): SchemaCheck => {
+const compile = (
+  validator: SchemaValidator,
+  schema: Elicitation.RequestedSchema,
+): SchemaCheck | ProtocolError => {
   try {
     // The SDK's form schema is a JSON Schema object; its type is only narrower.
     return validator.compile(schema)
   } catch (error) {
-    throw new ProtocolError(
+    return new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `the requested schema cannot be checked: ${error instanceof Error ? error.message : String(error)}`,
     )

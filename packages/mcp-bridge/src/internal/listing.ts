@@ -53,6 +53,8 @@ export interface ListingSettings extends Bounds {
   readonly redaction: Redaction.Redaction
   /** Compiles the output schemas: the bridge's, whatever Client is bridged (D42). */
   readonly validator: SchemaValidator
+  /** Whether the connection is stdio, whose requests carry no headers (D51). */
+  readonly overStdio: boolean
 }
 
 /**
@@ -102,6 +104,7 @@ const offerAndCompile = (
         ? "its output schema is not compiled: the listing ran out of time (listTimeoutMillis) before its turn"
         : outputCheckOf(settings.validator, tool.outputSchema ?? {}),
     client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
+    client.getProtocolEra() === "modern" && !settings.overStdio,
   )
 
 /** The reasons quote the server's schemas, which may echo a secret (D3). */

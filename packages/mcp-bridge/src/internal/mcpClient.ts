@@ -3,6 +3,7 @@ import { type Redaction, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Elicitation from "../Elicitation.js"
 import { answerElicitation, type ElicitationSettings } from "./elicitationHandler.js"
+import { type InputAnswerer, inputAnswerer, maxInputRounds } from "./inputRequests.js"
 import { makeSchemaValidator } from "./schemaValidator.js"
 
 /** How the bridge names itself to a server in `initialize`. */
@@ -84,18 +85,32 @@ export const makeClient = (features: ClientFeatures, probeTimeoutMillis?: number
     // stream, which this opens; the toolbox's own handler of the notification reads them, on
     // either era, and lists the tools itself, within its bounds (D48).
     listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => {} } },
+    // `prompts/get` and `resources/read` keep the SDK's own answering of `input_required`,
+    // through the handlers below; a tool call answers it itself (D51).
+    inputRequired: { maxRounds: maxInputRounds },
     versionNegotiation: {
       mode: "auto",
       ...(probeTimeoutMillis === undefined ? {} : { probe: { timeoutMs: probeTimeoutMillis } }),
     },
   })
+  const serverName = () => client.getServerVersion()?.name
   client.setRequestHandler(
     "elicitation/create",
-    answerElicitation(features.elicitation, validator, () => client.getServerVersion()?.name),
+    answerElicitation(features.elicitation, validator, serverName),
   )
   if (roots !== undefined) {
     const listed = { roots: [...roots] }
     client.setRequestHandler("roots/list", () => listed)
   }
+  answerers.set(client, inputAnswerer(features.elicitation, roots, validator, serverName))
   return client
 }
+
+/** How each Client made by {@link makeClient} answers a tool call's `input_required` (D51). */
+const answerers = new WeakMap<Client, InputAnswerer>()
+
+/**
+ * How a tool call on `client` answers a server's `input_required` result, in the call's fiber;
+ * none for a Client the caller brought (`fromClient`), whose own handlers the SDK calls.
+ */
+export const inputAnswererOf = (client: Client): InputAnswerer | undefined => answerers.get(client)

@@ -6,6 +6,7 @@ import {
 import { Json, Text, Tool } from "@svir/core"
 import * as ToolName from "../ToolName.js"
 import type { OutputCheck, OutputChecks } from "./outputCheck.js"
+import { type ParamHeader, paramHeadersOf } from "./paramHeaders.js"
 import { schemaProblem } from "./schemaBounds.js"
 import type { SkippedTool } from "./skippedTool.js"
 
@@ -26,6 +27,8 @@ export interface OfferedTools {
   readonly outputChecks: OutputChecks
   /** The server's names of the tools called as tasks (D45). */
   readonly taskTools: ReadonlySet<string>
+  /** The arguments each tool's calls mirror into `Mcp-Param-*` headers, by server name (D51). */
+  readonly paramHeaders: ReadonlyMap<string, ReadonlyArray<ParamHeader>>
 }
 
 /** No tools: what a server without the tools capability offers. */
@@ -37,6 +40,7 @@ export const noTools: OfferedTools = {
   admitted: [],
   outputChecks: new Map(),
   taskTools: new Set(),
+  paramHeaders: new Map(),
 }
 
 /**
@@ -51,27 +55,34 @@ const maxReasonChars = 300
 
 /**
  * The entries of a listing, each taken or left out on its own (D20), under the names of
- * `ToolName.offeredAll`, `<prefix>__<name>` with a prefix.
+ * `ToolName.offeredAll`, `<prefix>__<name>` with a prefix. With `mirrorsParams` (a 2026-07-28
+ * connection over HTTP), a tool whose `x-mcp-header` marks break SEP-2243's rules is left out
+ * too, and the headers of the others are kept (D51).
  */
 export const offerTools = (
   entries: ReadonlyArray<unknown>,
   prefix: string | undefined,
   compileOutput: OutputCompiler,
   serverRunsTasks: boolean,
+  mirrorsParams: boolean,
 ): OfferedTools => {
   const admitted: Array<McpTool> = []
   const outputChecks = new Map<string, OutputCheck>()
   const taskTools = new Set<string>()
+  const paramHeaders = new Map<string, ReadonlyArray<ParamHeader>>()
   const skipped: Array<SkippedTool> = []
   const refused = new Set<number>()
   const names = new Set<string>()
   entries.forEach((entry, index) => {
-    const taken = admit(entry, names, compileOutput)
+    const taken = admit(entry, names, compileOutput, mirrorsParams)
     if ("tool" in taken) {
       admitted.push(taken.tool)
       names.add(taken.tool.name)
       if (taken.check !== undefined) outputChecks.set(taken.tool.name, taken.check)
       if (asTask(taken.tool, serverRunsTasks)) taskTools.add(taken.tool.name)
+      if (taken.headers !== undefined && taken.headers.length > 0) {
+        paramHeaders.set(taken.tool.name, taken.headers)
+      }
       return
     }
     skipped.push({
@@ -91,7 +102,7 @@ export const offerTools = (
     serverNames.set(name, mcpTool.name)
     return Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema })
   })
-  return { tools, serverNames, skipped, refused, admitted, outputChecks, taskTools }
+  return { tools, serverNames, skipped, refused, admitted, outputChecks, taskTools, paramHeaders }
 }
 
 /**
@@ -108,7 +119,11 @@ const asTask = (tool: McpTool, serverRunsTasks: boolean): boolean => {
  * it lists well that the bridge does not support.
  */
 type Admission =
-  | { readonly tool: McpTool; readonly check?: OutputCheck | undefined }
+  | {
+      readonly tool: McpTool
+      readonly check?: OutputCheck | undefined
+      readonly headers?: ReadonlyArray<ParamHeader> | undefined
+    }
   | { readonly reason: string; readonly listedWrongly: boolean }
 
 const refuse = (reason: string): Admission => ({ reason, listedWrongly: true })
@@ -117,6 +132,7 @@ const admit = (
   entry: unknown,
   names: ReadonlySet<string>,
   compileOutput: OutputCompiler,
+  mirrorsParams: boolean,
 ): Admission => {
   if (!Json.isObject(entry)) return refuse("it is not a JSON object")
   if (typeof entry.name !== "string") return refuse("its name is not a string")
@@ -132,14 +148,16 @@ const admit = (
     return refuse(`the MCP SDK refuses it: ${describeIssues(parsed.issues)}`)
   const tool = parsed.value
   if (names.has(tool.name)) return refuse("an earlier tool of the server has the same name")
+  const marks = mirrorsParams ? paramHeadersOf(tool.inputSchema) : { headers: [] }
+  if ("problem" in marks) return refuse(`its input schema breaks SEP-2243: ${marks.problem}`)
   if (tool.outputSchema !== undefined) {
     // Said before compiling, in the words of D40, though the bridge's validator refuses it too.
     const over = schemaProblem(tool.outputSchema)
     if (over !== undefined) return refuse(`its output schema is not compiled: ${over}`)
     const check = compileOutput(tool)
-    return typeof check === "string" ? refuse(check) : { tool, check }
+    return typeof check === "string" ? refuse(check) : { tool, check, headers: marks.headers }
   }
-  return { tool }
+  return { tool, headers: marks.headers }
 }
 
 const schemaFields = [

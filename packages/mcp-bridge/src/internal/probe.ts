@@ -1,3 +1,4 @@
+import { type Client, specTypeSchemas } from "@modelcontextprotocol/client"
 import { isTimeout, lossReason } from "./failure.js"
 import type { Connection } from "./session.js"
 
@@ -14,7 +15,9 @@ const probeTimeoutMillis = 3_000
  * (a ping may start the OAuth flow of a server that wants one), once at a time (`probing` is
  * written from the ping's callbacks, hence a plain field). When the toolbox connects again
  * (`closeWhenGone`), a ping that shows the connection gone (D13) also closes it: the next call then
- * connects anew before it is sent, rather than being sent to a server that is gone (D14).
+ * connects anew before it is sent, rather than being sent to a server that is gone (D14). The
+ * 2026-07-28 revision has no `ping`, and the SDK refuses to send one; a connection of that era is
+ * asked `server/discover`, which every server of it answers (D51).
  */
 export const makeProbe = (connection: Connection, closeWhenGone: boolean): (() => void) => {
   const { client, state } = connection
@@ -23,7 +26,7 @@ export const makeProbe = (connection: Connection, closeWhenGone: boolean): (() =
     if (probing || state.closed() !== undefined) return
     if (state.inFlight() === 0) return
     probing = true
-    client.ping({ timeout: probeTimeoutMillis }).then(
+    stillThere(client).then(
       () => {
         probing = false
       },
@@ -37,3 +40,11 @@ export const makeProbe = (connection: Connection, closeWhenGone: boolean): (() =
     )
   }
 }
+
+/** The cheapest request the connection's era has: `ping`, or `server/discover` in 2026-07-28. */
+const stillThere = (client: Client): Promise<unknown> =>
+  client.getProtocolEra() === "modern"
+    ? client.request({ method: "server/discover" }, specTypeSchemas.DiscoverResult, {
+        timeout: probeTimeoutMillis,
+      })
+    : client.ping({ timeout: probeTimeoutMillis })

@@ -1,6 +1,14 @@
-import { type Progress, specTypeSchemas } from "@modelcontextprotocol/client"
+import {
+  type InputRequiredResult,
+  type InputResponse,
+  isInputRequiredResult,
+  type Progress,
+  specTypeSchemas,
+  withInputRequired,
+} from "@modelcontextprotocol/client"
 import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import type * as Tracer from "effect/Tracer"
@@ -9,7 +17,10 @@ import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { CallSignal } from "./callSignal.js"
 import { callFailureOf, describe, describeCallFailure } from "./failure.js"
+import { type InputAnswerer, maxInputRounds } from "./inputRequests.js"
+import { inputAnswererOf } from "./mcpClient.js"
 import type { OutputCheck } from "./outputCheck.js"
+import { type ParamHeader, paramHeaders } from "./paramHeaders.js"
 import type { SchemaCheck } from "./schemaValidator.js"
 import { sendTask } from "./sendTask.js"
 import type { Connection } from "./session.js"
@@ -36,10 +47,20 @@ export type CallSender = (
   mayResend: boolean,
 ) => Effect.Effect<ToolResult.ToolResult>
 
-/** What the listing says of the tool called: the check of its output, and whether it is a task. */
+/**
+ * What the listing says of the tool called: the check of its output, whether it is a task, and
+ * the arguments its calls mirror into headers (D51).
+ */
 interface SentTool {
   readonly check: OutputCheck | undefined
   readonly task: boolean
+  readonly headers: ReadonlyArray<ParamHeader> | undefined
+}
+
+/** The tool as sent: its output check compiled (D50), and the arguments it mirrors into headers. */
+interface CompiledTool {
+  readonly check: SchemaCheck | undefined
+  readonly headers: ReadonlyArray<ParamHeader> | undefined
 }
 
 /**
@@ -57,7 +78,16 @@ export const makeCallSender =
         const { left, check } = compiled
         return tool.task
           ? sendTask(left, connection, call, serverName, args, check)
-          : sendOne(left, span, connection, call, serverName, args, check, mayResend)
+          : sendOne(
+              left,
+              span,
+              connection,
+              call,
+              serverName,
+              args,
+              { check, headers: tool.headers },
+              mayResend,
+            )
       }),
     )
 
@@ -114,6 +144,26 @@ const traceMeta = (
   return traceparent === undefined ? {} : { _meta: { traceparent } }
 }
 
+/** What a retried `tools/call` adds to its params (2026-07-28): the answers, the server's state. */
+interface Answers {
+  readonly inputResponses?: Record<string, InputResponse>
+  readonly requestState?: string
+}
+
+/**
+ * The wait before retrying a call whose server asked for nothing but sent its state back (it
+ * sheds load): the SDK's own pacing of such a round.
+ */
+const stateOnlyPacing = Duration.millis(250)
+
+/** A call's result, or the server's `input_required` (2026-07-28), checked once per call. */
+const resultOrInputRequired = withInputRequired(specTypeSchemas.CallToolResult)
+
+/**
+ * Sends the call, and on a 2026-07-28 connection answers each `input_required` result of the
+ * server and sends the call again with the answers, up to {@link maxInputRounds} rounds (D51). A
+ * Client the caller brought answers through its own handlers, inside the SDK.
+ */
 const sendOne = (
   settings: CallSettings,
   span: Tracer.Span | undefined,
@@ -121,11 +171,67 @@ const sendOne = (
   call: ToolCall.ToolCall,
   serverName: string,
   args: Record<string, unknown>,
-  check: SchemaCheck | undefined,
+  tool: CompiledTool,
   mayResend: boolean,
-): Effect.Effect<ToolResult.ToolResult> =>
+): Effect.Effect<ToolResult.ToolResult> => {
+  const answerer = inputAnswererOf(connection.client)
+  const send = (answers: Answers) =>
+    sendLeg(settings, span, connection, call, serverName, args, tool, mayResend, answers, answerer)
+  if (answerer === undefined) return Effect.map(send({}), settledOf(settings, call))
+  const rounds = (
+    round: number,
+    outcome: ToolResult.ToolResult | InputRequiredResult,
+  ): Effect.Effect<ToolResult.ToolResult> => {
+    if (!isInputRequiredResult(outcome)) return Effect.succeed(outcome)
+    if (round === maxInputRounds) return Effect.succeed(settledOf(settings, call)(outcome))
+    const requests = outcome.inputRequests ?? {}
+    const state = outcome.requestState === undefined ? {} : { requestState: outcome.requestState }
+    const answered =
+      Object.keys(requests).length === 0
+        ? Effect.as(Effect.sleep(stateOnlyPacing), state)
+        : Effect.map(answerer(requests), (inputResponses) => ({ inputResponses, ...state }))
+    return Effect.matchEffect(answered, {
+      onFailure: (refused) =>
+        Effect.succeed(
+          failedResult(settings, call, `tool ${call.name} failed: ${refused.why}`, refused.failure),
+        ),
+      onSuccess: (answers) => Effect.flatMap(send(answers), (next) => rounds(round + 1, next)),
+    })
+  }
+  return Effect.flatMap(send({}), (outcome) => rounds(0, outcome))
+}
+
+/**
+ * The result of a call whose server still asks for input when no more rounds are answered: the
+ * bridge's words, which a model can read; a Client the caller brought has the SDK's own bound.
+ */
+const settledOf =
+  (settings: CallSettings, call: ToolCall.ToolCall) =>
+  (outcome: ToolResult.ToolResult | InputRequiredResult): ToolResult.ToolResult =>
+    isInputRequiredResult(outcome)
+      ? failedResult(
+          settings,
+          call,
+          `tool ${call.name} failed: its server still asked for input after ${maxInputRounds} rounds of answers, and the call was given up`,
+          "server_refused",
+        )
+      : outcome
+
+/** One `tools/call` request, the first or one that carries answers; its answer, or what it asks. */
+const sendLeg = (
+  settings: CallSettings,
+  span: Tracer.Span | undefined,
+  connection: Connection,
+  call: ToolCall.ToolCall,
+  serverName: string,
+  args: Record<string, unknown>,
+  { check, headers }: CompiledTool,
+  mayResend: boolean,
+  answers: Answers,
+  answerer: InputAnswerer | undefined,
+): Effect.Effect<ToolResult.ToolResult | InputRequiredResult> =>
   Effect.flatMap(Effect.context<never>(), (context) =>
-    Effect.callback<ToolResult.ToolResult>((resume) => {
+    Effect.callback<ToolResult.ToolResult | InputRequiredResult>((resume) => {
       // Each progress notification gives the call its whole time limit again: the caller's, as the SDK's own (D39).
       const progressed = () => Effect.runSyncWith(context)(Toolbox.progressed)
       const pending = new PendingCall(call, connection, settings, resume, mayResend, progressed)
@@ -134,9 +240,9 @@ const sendOne = (
         .request(
           {
             method: "tools/call",
-            params: { name: serverName, arguments: args, ...traceMeta(settings, span) },
+            params: { name: serverName, arguments: args, ...traceMeta(settings, span), ...answers },
           },
-          specTypeSchemas.CallToolResult,
+          resultOrInputRequired,
           {
             signal: pending.signal.asAbortSignal,
             timeout: settings.timeoutMillis,
@@ -144,6 +250,9 @@ const sendOne = (
             maxTotalTimeout: settings.maxTotalMillis,
             // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
             onprogress: (progress) => pending.progress(progress),
+            // The bridge answers the server's questions in the call's fiber (D51).
+            allowInputRequired: answerer !== undefined,
+            ...(headers === undefined ? {} : { headers: paramHeaders(headers, args) }),
           },
         )
         .then(
@@ -168,7 +277,9 @@ class PendingCall {
     private readonly call: ToolCall.ToolCall,
     private readonly connection: Connection,
     private readonly settings: CallSettings,
-    private readonly resume: (effect: Effect.Effect<ToolResult.ToolResult>) => void,
+    private readonly resume: (
+      effect: Effect.Effect<ToolResult.ToolResult | InputRequiredResult>,
+    ) => void,
     private readonly mayResend: boolean,
     private readonly progressed: () => void,
   ) {
@@ -184,8 +295,16 @@ class PendingCall {
     } catch {}
   }
 
-  answered(result: { readonly [key: string]: unknown }, check: SchemaCheck | undefined): void {
+  answered(
+    result: { readonly [key: string]: unknown } | InputRequiredResult,
+    check: SchemaCheck | undefined,
+  ): void {
     if (this.settled) return
+    if (isInputRequiredResult(result)) {
+      this.end()
+      this.resume(Effect.succeed(result))
+      return
+    }
     let answer: ToolResult.ToolResult
     try {
       answer = answeredResult(this.settings, this.call, asCallResult(result), check)

@@ -10,7 +10,7 @@ import {
   type OAuthClientProvider,
   PrivateKeyJwtProvider,
 } from "@modelcontextprotocol/client"
-import { ToolCall } from "@svir/core"
+import { type Tool, ToolCall } from "@svir/core"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { Elicitation, McpToolbox } from "../../src/index.js"
 import { HeadlessOAuthProvider, type PreRegistered } from "./headlessOAuth.js"
@@ -84,7 +84,92 @@ const clientCredentialsOf = (
   return undefined
 }
 
-/** One connection: list the tools and call the scenario's tool. */
+/** A tool call the suite asks for in `MCP_CONFORMANCE_CONTEXT` (http-custom-headers). */
+interface ContextCall {
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
+}
+
+const contextCallsOf = (context: string | undefined): ReadonlyArray<ContextCall> =>
+  context === undefined ? [] : (JSON.parse(context).toolCalls ?? [])
+
+/**
+ * Arguments that fit a schema's required string properties, for a scenario that only looks at
+ * which tools the client calls (http-invalid-tool-headers).
+ */
+const fillerArgs = (schema: Tool.Tool["inputSchema"]): string => {
+  const required = Array.isArray(schema.required) ? schema.required : []
+  return JSON.stringify(Object.fromEntries(required.map((name) => [String(name), "x"])))
+}
+
+/** Calls `name` with `args`; a failed result fails the scenario. */
+const callTool = (toolbox: McpToolbox.McpToolbox, name: string, args: string) =>
+  Effect.flatMap(toolbox.call(ToolCall.make(`call-${name}`, name, args)), (result) =>
+    result.isError
+      ? Effect.fail(`${name} failed: ${result.content}`)
+      : Effect.succeed(`${name}: ${result.content}`),
+  )
+
+/**
+ * The calls of the scenarios of protocol 2026-07-28 that look at more than one request: the
+ * multi-round-trip tools (two of them at once, to show their answers stay apart), every feature
+ * the standard headers are checked on, the calls the suite names, or every tool offered.
+ */
+const modernCalls = (
+  scenario: string,
+  toolbox: McpToolbox.McpToolbox,
+  tools: ReadonlyArray<Tool.Tool>,
+): Effect.Effect<ReadonlyArray<string>, unknown> | undefined => {
+  if (scenario === "sep-2322-client-request-state") {
+    return Effect.map(
+      Effect.all(
+        [
+          Effect.all(
+            [
+              callTool(toolbox, "test_mrtr_echo_state", "{}"),
+              callTool(toolbox, "test_mrtr_unrelated", "{}"),
+            ],
+            { concurrency: 2 },
+          ),
+          callTool(toolbox, "test_mrtr_no_state", "{}"),
+          // The suite checks only that no answers are sent again; the SDK refuses a 2026-07-28
+          // result without `resultType`, which the revision requires (D51).
+          Effect.map(
+            toolbox.call(ToolCall.make("call-no-result-type", "test_mrtr_no_result_type")),
+            (result) => `test_mrtr_no_result_type: ${result.content}`,
+          ),
+        ],
+        { concurrency: 1 },
+      ),
+      ([[echo, unrelated], noState, noResultType]) => [echo, unrelated, noState, noResultType],
+    )
+  }
+  if (scenario === "http-standard-headers") {
+    return Effect.gen(function* () {
+      const called = yield* Effect.forEach(tools, (tool) => callTool(toolbox, tool.name, "{}"))
+      const resources = yield* toolbox.resources.list
+      const first = resources[0]
+      if (first !== undefined) yield* toolbox.resources.read(first.uri)
+      const prompts = yield* toolbox.prompts.list
+      const prompt = prompts[0]
+      if (prompt !== undefined) yield* toolbox.prompts.get(prompt.name, {})
+      return [...called, `${resources.length} resources`, `${prompts.length} prompts`]
+    })
+  }
+  if (scenario === "http-custom-headers") {
+    return Effect.forEach(contextCallsOf(process.env.MCP_CONFORMANCE_CONTEXT), (call) =>
+      callTool(toolbox, call.name, JSON.stringify(call.arguments)),
+    )
+  }
+  if (scenario === "http-invalid-tool-headers") {
+    return Effect.forEach(tools, (tool) =>
+      callTool(toolbox, tool.name, fillerArgs(tool.inputSchema)),
+    )
+  }
+  return undefined
+}
+
+/** One connection: list the tools and call the scenario's tool, or tools. */
 const connectAndCall = (scenario: string, url: string, authProvider?: OAuthClientProvider) =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -93,16 +178,19 @@ const connectAndCall = (scenario: string, url: string, authProvider?: OAuthClien
       )
       const tools = yield* toolbox.tools
       const offered = tools.map((tool) => tool.name)
+      const calls = modernCalls(scenario, toolbox, tools)
+      if (calls !== undefined) return (yield* calls).join("\n")
       const tool = toolOf(scenario)
       if (tool === undefined) return `listed ${offered.length} tools`
       if (!offered.includes(tool.name)) {
         return yield* Effect.fail(`the server does not offer ${tool.name} (it offers ${offered})`)
       }
       const schema = tools.find((tool) => tool.name === "json_schema_2020_12_tool")?.inputSchema
-      const args = tool.args === "" ? JSON.stringify({ schema }) : tool.args
-      const result = yield* toolbox.call(ToolCall.make("call-1", tool.name, args))
-      if (result.isError) return yield* Effect.fail(`${tool.name} failed: ${result.content}`)
-      return `${tool.name}: ${result.content}`
+      return yield* callTool(
+        toolbox,
+        tool.name,
+        tool.args === "" ? JSON.stringify({ schema }) : tool.args,
+      )
     }),
   )
 
@@ -119,11 +207,11 @@ const withAuthorization = (
 ): Effect.Effect<string, unknown> =>
   connectAndCall(scenario, url, provider).pipe(
     Effect.catch((failure) => {
-      const code = provider.takeCode()
-      if (code === undefined || attempt === maxAttempts) return Effect.fail(failure)
-      return Effect.tryPromise(() =>
-        auth(provider, { serverUrl: url, authorizationCode: code }),
-      ).pipe(Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1)))
+      const redirect = provider.takeRedirect()
+      if (redirect === undefined || attempt === maxAttempts) return Effect.fail(failure)
+      return Effect.tryPromise(() => auth(provider, { serverUrl: url, ...redirect })).pipe(
+        Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1)),
+      )
     }),
   )
 

@@ -26,6 +26,15 @@ export interface PreRegistered {
   readonly client_secret: string
 }
 
+/**
+ * What the authorization endpoint's redirect gave, as the SDK's `auth` takes it: the code, and
+ * the issuer if the redirect named one.
+ */
+export interface AuthorizationRedirect {
+  readonly authorizationCode: string
+  readonly iss?: string
+}
+
 export interface HeadlessOAuthOptions {
   readonly clientName: string
   /** A URL-based client id (SEP-991), used when the authorization server supports it. */
@@ -43,7 +52,7 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   private savedTokens: OAuthTokens | undefined
   private verifier: string | undefined
   private expectedState: string | undefined
-  private code: string | undefined
+  private redirect: AuthorizationRedirect | undefined
   private discovery: OAuthDiscoveryState | undefined
 
   constructor(options: HeadlessOAuthOptions) {
@@ -86,8 +95,11 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     return this.savedTokens
   }
 
+  // The discovery served the flow that got these tokens. A later refusal is discovered afresh:
+  // the protected resource may name another authorization server by then (SEP-2352).
   saveTokens(tokens: OAuthTokens): void {
     this.savedTokens = tokens
+    this.discovery = undefined
   }
 
   // Kept so that exchanging the code finds the metadata where the first discovery found it, which
@@ -118,7 +130,7 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
 
   /** Asks for the authorization and keeps the code of the redirect it answers with. */
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    this.code = undefined
+    this.redirect = undefined
     const response = await fetch(authorizationUrl, { redirect: "manual" })
     await response.body?.cancel()
     const location = response.headers.get("location")
@@ -129,12 +141,13 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     if (back.searchParams.get("state") !== (this.expectedState ?? null)) {
       throw new Error("the authorization redirect carries a state this client did not send")
     }
-    this.checkIssuer(back.searchParams.get("iss"))
+    const iss = back.searchParams.get("iss")
+    this.checkIssuer(iss)
     const code = back.searchParams.get("code")
     if (code === null) {
       throw new Error(`the authorization redirect has no code: ${back.searchParams.toString()}`)
     }
-    this.code = code
+    this.redirect = iss === null ? { authorizationCode: code } : { authorizationCode: code, iss }
   }
 
   /**
@@ -160,11 +173,14 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     }
   }
 
-  /** The code of a redirect not exchanged yet, once: the client exchanges it for tokens. */
-  takeCode(): string | undefined {
-    const code = this.code
-    this.code = undefined
-    return code
+  /**
+   * The code of a redirect not exchanged yet, once, with the redirect's `iss`: the client
+   * exchanges the code for tokens, and the SDK's `auth` checks `iss` again (RFC 9207).
+   */
+  takeRedirect(): AuthorizationRedirect | undefined {
+    const redirect = this.redirect
+    this.redirect = undefined
+    return redirect
   }
 }
 

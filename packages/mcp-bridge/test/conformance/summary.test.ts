@@ -4,6 +4,7 @@ import {
   type Check,
   type ScenarioRun,
   scenarioOfResultDir,
+  scenariosOfList,
   scenariosOfSuiteOutput,
   summarize,
 } from "./summary.js"
@@ -101,6 +102,24 @@ describe("scenariosOfSuiteOutput", () => {
       "initialize",
       "elicitation-sep1034-client-defaults",
       "auth/scope-step-up",
+    ])
+  })
+})
+
+describe("scenariosOfList", () => {
+  it("reads the scenarios from the suite's list of client scenarios", () => {
+    // The start of `conformance list --client` (0.2.0-alpha.12).
+    const stdout = [
+      "Client scenarios (test against a client):",
+      "  - initialize [2025-06-18,2025-11-25]",
+      "  - auth/metadata-default [2025-11-25,2026-07-28]",
+      "  - auth/dpop [extension]",
+      "",
+    ].join("\n")
+    assert.deepStrictEqual(scenariosOfList(stdout), [
+      "initialize",
+      "auth/metadata-default",
+      "auth/dpop",
     ])
   })
 })

@@ -84,3 +84,12 @@ export const scenariosOfSuiteOutput = (stdout: string): ReadonlyArray<string> =>
     const scenario = summaryLine.exec(line.trim())?.[1]
     return scenario === undefined ? [] : [scenario]
   })
+
+const listLine = /^- (\S+) \[/u
+
+/** The scenarios of the suite's `list --client`, from its lines `  - <name> [<revisions>]`. */
+export const scenariosOfList = (stdout: string): ReadonlyArray<string> =>
+  stdout.split("\n").flatMap((line) => {
+    const scenario = listLine.exec(line.trim())?.[1]
+    return scenario === undefined ? [] : [scenario]
+  })
