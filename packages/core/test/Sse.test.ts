@@ -375,6 +375,39 @@ describe("text that is not ASCII", () => {
     )
   })
 
+  it("meets maxEventBytes at the same byte at every chunking, with events of several lines", () => {
+    // LF only, as Anthropic Messages frames its events: the event still open at a chunk's end
+    // has several lines, counted in bytes from the text's last characters (D43).
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom(...words),
+            fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 }),
+          ),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.nat({ max: 7 }),
+        fc.integer({ min: -2, max: 2 }),
+        (pieces, which, off) => {
+          const events = pieces.map(
+            ([type, piece]) => `event: ${type}\nid: ${type}\ndata: ${piece.join(" ")}\n\n`,
+          )
+          const sizes = events.map((event) => bytes(event).length)
+          const maxEventBytes = Math.max(1, sizes[which % sizes.length]! + off)
+          const input = bytes(events.join(""))
+          const expected = maxEventBytes < Math.max(...sizes) ? /maxEventBytes/ : /^$/
+          const first = read([input], { maxEventBytes })
+          assert.match(first.error ?? "", expected)
+          for (const size of chunkSizes) {
+            assert.deepStrictEqual(read(cut(input, size), { maxEventBytes }), first)
+          }
+        },
+      ),
+      { seed: 46, numRuns: 1_000 },
+    )
+  })
+
   it("counts the bytes of an event a chunk ends inside, after whole lines", () => {
     for (const content of ["🙂🚀 слово", "単語 é \u0800\u07ff\u0080\u007f", "plain"]) {
       for (const end of ["\n", "\r\n", "\r"]) {
