@@ -369,11 +369,11 @@ class SseReader implements Reader {
     const before = this.eventBytes
     if (cr === -1 && !near) {
       // The common case, in a loop of its own (inside the general one, a small Chat Completions
-      // answer spent 0.5% more of its time here), text that is not ASCII included (D43): every
+      // answer spent 0.5% more of its time here), text that is not ASCII included (D42): every
       // line ends at an LF, and is counted in characters, which for ASCII are its bytes.
       while (from < text.length) {
         // A blank line is told without a search (one line in three of most streams; a search
-        // in text that is not ASCII is a call out of the engine's fast path, D43).
+        // in text that is not ASCII is a call out of the engine's fast path, D42).
         const lf = text.charCodeAt(from) === LF ? from : text.indexOf("\n", from)
         this.line(text, from, lf, lf - from + 1)
         if (this.ended) return
@@ -551,7 +551,7 @@ class SseReader implements Reader {
     }
     // `event:` too, the other line of every event on some wires (Anthropic Messages): the
     // search for the colon and the name checks below took 4% of the reader's time on such a
-    // stream that is not ASCII, 10% on one that is (D43).
+    // stream that is not ASCII, 10% on one that is (D42).
     if (
       first === 101 &&
       text.charCodeAt(from + 1) === 118 &&

@@ -377,7 +377,7 @@ describe("text that is not ASCII", () => {
 
   it("meets maxEventBytes at the same byte at every chunking, with events of several lines", () => {
     // LF only, as Anthropic Messages frames its events: the event still open at a chunk's end
-    // has several lines, counted in bytes from the text's last characters (D43).
+    // has several lines, counted in bytes from the text's last characters (D42).
     fc.assert(
       fc.property(
         fc.array(
