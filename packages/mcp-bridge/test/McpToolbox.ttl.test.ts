@@ -19,9 +19,10 @@ const maxTtl = 86_400_000
 /**
  * A server of the v2 SDK, served in protocol 2026-07-28 by `createMcpHandler` and reached
  * in-process through the fetch of a Streamable HTTP transport, whose `tools/list` answers carry
- * `ttlMs` (from `cacheHints`). `listed` counts the `tools/list` requests.
+ * `ttlMs` (from `cacheHints`), written as `sentTtl` says. `listed` counts the `tools/list`
+ * requests.
  */
-const modernServer = (ttlMs: number) => {
+const modernServer = (ttlMs: number, sentTtl = String(ttlMs)) => {
   const counts = { listed: 0 }
   const handler = createMcpHandler(() => {
     const server = new McpServer(
@@ -38,8 +39,11 @@ const modernServer = (ttlMs: number) => {
       fetch: async (url, init) => {
         const request = new Request(url, init)
         const body = await request.clone().text()
-        if (body.includes('"method":"tools/list"')) counts.listed++
-        return handler.fetch(request)
+        if (!body.includes('"method":"tools/list"')) return handler.fetch(request)
+        counts.listed++
+        const answer = await handler.fetch(request)
+        const text = (await answer.text()).replace(`"ttlMs":${ttlMs}`, `"ttlMs":${sentTtl}`)
+        return new Response(text, { status: answer.status, headers: answer.headers })
       },
     })
   return { open, counts, close: () => handler.close() }
@@ -139,6 +143,18 @@ describe("McpToolbox honouring the ttlMs of a listing (D53)", () => {
       yield* TestClock.adjust(1)
       yield* toolbox.skipped
       assert.strictEqual(server.counts.listed, 3)
+    }),
+  )
+
+  it.effect("fails the listing of a 2026-07-28 server whose ttlMs the SDK refuses", () =>
+    Effect.gen(function* () {
+      const server = modernServer(5_000, "-5")
+      yield* Effect.addFinalizer(() => Effect.promise(server.close))
+      const error = yield* Effect.flip(McpToolbox.fromTransport({ open: server.open }))
+      // The SDK checks a 2026-07-28 answer against the revision's schema: ttlMs >= 0.
+      assert.strictEqual(error.reason._tag, "Protocol")
+      assert.match(error.message, /ttlMs/)
+      assert.strictEqual(server.counts.listed, 1)
     }),
   )
 
