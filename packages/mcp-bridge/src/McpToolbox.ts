@@ -228,8 +228,9 @@ export type { SkippedTool } from "./internal/skippedTool.js"
  * A toolbox over one MCP server. `tools` is an Effect that gives the list last fetched, fetched
  * again first after the server says it changed or once the listing's `ttlMs` has run out (held
  * to 1 s at least and 24 h at most), and sorted by offered name, so that the same tools are
- * offered in the same order however the server orders and pages them (D53); `call` never fails. `serverNames`, `skipped` and
- * `refresh` are Effects too; `pid`, `protocolVersion`, `resources` and `prompts` are plain values.
+ * offered in the same order however the server orders and pages them (D53); `call` never fails.
+ * `serverNames`, `skipped` and `refresh` are Effects too; `pid`, `protocolVersion`, `resources`
+ * and `prompts` are plain values.
  *
  * @since 0.2.0
  * @category models

@@ -60,16 +60,16 @@ const listAll = (
  * The shortest time to live the bridge takes from a server (D53): a listing is never asked for
  * again sooner than this after the last one ended, whatever `ttlMs` says.
  */
-export const minTtlMillis = 1_000
+const minTtlMillis = 1_000
 
 /** The longest time to live the bridge takes from a server, the SDK's own cap (24 h, D53). */
-export const maxTtlMillis = 86_400_000
+const maxTtlMillis = 86_400_000
 
 /**
  * A page's `ttlMs` within the bounds: a value that is not a number (a string, `null`, NaN) is
  * taken as `0`, "immediately stale", since the server did say the list expires (D53).
  */
-export const ttlOf = (ttlMs: unknown): number =>
+const ttlOf = (ttlMs: unknown): number =>
   typeof ttlMs === "number" && !Number.isNaN(ttlMs)
     ? Math.min(Math.max(ttlMs, minTtlMillis), maxTtlMillis)
     : minTtlMillis
