@@ -226,8 +226,11 @@ export type { SkippedTool } from "./internal/skippedTool.js"
 
 /**
  * A toolbox over one MCP server. `tools` is an Effect that gives the list last fetched, fetched
- * again first after the server says it changed; `call` never fails. `serverNames`, `skipped` and
- * `refresh` are Effects too; `pid`, `protocolVersion`, `resources` and `prompts` are plain values.
+ * again first after the server says it changed or once the listing's `ttlMs` has run out (held
+ * to 1 s at least and 24 h at most), and sorted by offered name, so that the same tools are
+ * offered in the same order however the server orders and pages them (D53); `call` never fails.
+ * `serverNames`, `skipped` and `refresh` are Effects too; `pid`, `protocolVersion`, `resources`
+ * and `prompts` are plain values.
  *
  * @since 0.2.0
  * @category models
@@ -623,10 +626,12 @@ const bridge = (
     })
     const client = () => session.current().client
     return {
-      tools: Effect.map(cache.current, (offered) => offered.tools),
+      // What is offered honours the listing's ttlMs; a call maps its name with the list as it is
+      // (D53).
+      tools: Effect.map(cache.fresh, (offered) => offered.tools),
       call,
-      serverNames: Effect.map(cache.current, (offered) => offered.serverNames),
-      skipped: Effect.map(cache.current, (offered) => offered.skipped),
+      serverNames: Effect.map(cache.fresh, (offered) => offered.serverNames),
+      skipped: Effect.map(cache.fresh, (offered) => offered.skipped),
       refresh: Effect.flatMap(session.live, () =>
         Effect.map(cache.refresh, (offered) => offered.tools),
       ),

@@ -33,9 +33,10 @@ describe("an MCP server combined without a prefix, whose list grows later", () =
         serverGot.push(args)
         return text("the server's answer")
       })
+      // Offered by name (D53).
       assert.deepStrictEqual(
         (yield* mcp.refresh).map((tool) => tool.name),
-        ["search", "lookup"],
+        ["lookup", "search"],
       )
 
       assert.deepStrictEqual(

@@ -29,8 +29,8 @@ describe("McpToolbox listing a server whose list holds tools the MCP SDK refuses
         env: { TOKEN: token },
       }).pipe(Effect.provide(logs.layer))
       const names = (yield* toolbox.tools).map((tool) => tool.name)
-      // "research" requires tasks, and is called as one (D45).
-      assert.deepStrictEqual(names, ["weather", "echo", "research", ToolName.offered("café")])
+      // "research" requires tasks, and is called as one (D45). Offered by name (D53).
+      assert.deepStrictEqual(names, [ToolName.offered("café"), "echo", "research", "weather"])
       const skipped = yield* toolbox.skipped
       assert.deepStrictEqual(
         skipped.map(({ name, index }) => [name, index]),
@@ -123,14 +123,14 @@ describe("McpToolbox listing a server whose list holds tools the MCP SDK refuses
         Effect.provide(logs.layer),
       )
       const names = Effect.map(toolbox.tools, (tools) => tools.map((tool) => tool.name))
-      assert.deepStrictEqual(yield* names, ["gitlab__list_projects", "gitlab__get_file"])
+      assert.deepStrictEqual(yield* names, ["gitlab__get_file", "gitlab__list_projects"])
       const skippedNames = Effect.map(toolbox.skipped, (tools) => tools.map((tool) => tool.name))
       assert.deepStrictEqual(yield* skippedNames, ["merge_merge_request", "execute_graphql"])
       yield* toolbox.refresh.pipe(Effect.provide(logs.layer))
       assert.deepStrictEqual(yield* names, [
-        "gitlab__list_projects",
-        "gitlab__get_file",
         "gitlab__create_issue",
+        "gitlab__get_file",
+        "gitlab__list_projects",
       ])
       assert.deepStrictEqual(yield* skippedNames, ["merge_merge_request", "execute_graphql"])
       assert.strictEqual(logs.logged.length, 4)
@@ -171,21 +171,21 @@ describe("McpToolbox listing a server whose list holds tools the MCP SDK refuses
       const names = (yield* toolbox.tools).map((tool) => tool.name)
       for (const name of names) assert.isUndefined(Tool.nameProblem(name))
       assert.strictEqual(new Set(names).size, serverNames.length)
-      assert.match(names[0]!, /^docs__poisk_[0-9a-f]{8}$/)
-      assert.match(names[1]!, /^docs__Anazitisi_[0-9a-f]{8}$/)
-      assert.match(names[2]!, /^docs__tool_[0-9a-f]{8}$/)
-      assert.match(names[3]!, /^docs__files_[0-9a-f]{8}$/)
-      assert.match(names[6]!, /^docs__cafe_[0-9a-f]{8}$/)
-      assert.strictEqual(names[7], "docs__cafe")
       const back = yield* toolbox.serverNames
+      const offeredAs = new Map(names.map((name) => [back.get(name), name]))
+      assert.match(offeredAs.get("поиск")!, /^docs__poisk_[0-9a-f]{8}$/)
+      assert.match(offeredAs.get("Αναζήτηση")!, /^docs__Anazitisi_[0-9a-f]{8}$/)
+      assert.match(offeredAs.get("名前")!, /^docs__tool_[0-9a-f]{8}$/)
+      assert.match(offeredAs.get("検索_files")!, /^docs__files_[0-9a-f]{8}$/)
+      assert.match(offeredAs.get("café")!, /^docs__cafe_[0-9a-f]{8}$/)
+      assert.strictEqual(offeredAs.get("cafe"), "docs__cafe")
       for (const name of names) {
         const result = yield* callText(toolbox, name)
         assert.deepStrictEqual(result, { isError: false, content: back.get(name) })
       }
-      assert.deepStrictEqual(
-        names.map((name) => back.get(name)),
-        serverNames,
-      )
+      // Every tool is offered, in code unit order of the offered names (D53).
+      assert.deepStrictEqual([...offeredAs.keys()].sort(), [...serverNames].sort())
+      assert.deepStrictEqual(names, [...names].sort())
       const again = yield* toolbox.refresh
       assert.deepStrictEqual(
         again.map((tool) => tool.name),
@@ -243,10 +243,9 @@ const roundTrip = (listed: ReadonlyArray<unknown>) =>
     )
     assert.strictEqual(new Set(names).size, names.length)
     for (const name of names) assert.isUndefined(Tool.nameProblem(name))
-    assert.deepStrictEqual(
-      names.map((name) => back.get(name)),
-      firsts,
-    )
+    // Each name listed first is offered, in code unit order of the offered names (D53).
+    assert.deepStrictEqual(names.map((name) => back.get(name)).sort(), [...firsts].sort())
+    assert.deepStrictEqual(names, [...names].sort())
     for (const name of names) {
       const result = yield* toolbox.call(ToolCall.make("c", name))
       assert.deepStrictEqual([result.isError, result.content], [false, back.get(name)])

@@ -17,34 +17,62 @@ interface Bounds {
   readonly timeoutMillis: number
 }
 
+/** The entries of a listing, and for how long the listing may be offered as it is (D53). */
+interface Listed {
+  readonly entries: ReadonlyArray<unknown>
+  readonly ttlMillis: number | undefined
+}
+
 /**
  * Every entry of the server's lists of tools, page after page, each as the server sent it: the
  * SDK's `listTools` checks every tool of a page against its schema and refuses the whole page for
  * one tool (D20), so a page is read with the SDK's schema of a page alone, which lets `tools`
- * through as it is.
+ * through as it is. The listing's time to live is the shortest of its pages' (D53).
  */
 const listAll = (
   client: Client,
   bounds: Bounds,
   redaction: Redaction.Redaction,
-): Effect.Effect<ReadonlyArray<unknown>, SvirError.SvirError> =>
-  listPages<unknown>(
-    "tools",
-    async (cursor, options) => {
-      const answer = await client.request(
-        { method: "tools/list", ...cursorParams(cursor) },
-        specTypeSchemas.PaginatedResult,
-        options,
-      )
-      return {
-        items: Array.isArray(answer.tools) ? answer.tools : undefined,
-        nextCursor: answer.nextCursor,
-      }
-    },
-    { maxPages: bounds.maxPages, maxItems: bounds.maxTools, timeoutMillis: bounds.timeoutMillis },
-    redaction,
-    "maxTools",
-  )
+): Effect.Effect<Listed, SvirError.SvirError> =>
+  Effect.suspend(() => {
+    let ttlMillis: number | undefined
+    return listPages<unknown>(
+      "tools",
+      async (cursor, options) => {
+        const answer = await client.request(
+          { method: "tools/list", ...cursorParams(cursor) },
+          specTypeSchemas.PaginatedResult,
+          options,
+        )
+        if ("ttlMs" in answer) ttlMillis = Math.min(ttlMillis ?? maxTtlMillis, ttlOf(answer.ttlMs))
+        return {
+          items: Array.isArray(answer.tools) ? answer.tools : undefined,
+          nextCursor: answer.nextCursor,
+        }
+      },
+      { maxPages: bounds.maxPages, maxItems: bounds.maxTools, timeoutMillis: bounds.timeoutMillis },
+      redaction,
+      "maxTools",
+    ).pipe(Effect.map((entries) => ({ entries, ttlMillis })))
+  })
+
+/**
+ * The shortest time to live the bridge takes from a server (D53): a listing is never asked for
+ * again sooner than this after the last one ended, whatever `ttlMs` says.
+ */
+const minTtlMillis = 1_000
+
+/** The longest time to live the bridge takes from a server, the SDK's own cap (24 h, D53). */
+const maxTtlMillis = 86_400_000
+
+/**
+ * A page's `ttlMs` within the bounds: a value that is not a number (a string, `null`, NaN) is
+ * taken as `0`, "immediately stale", since the server did say the list expires (D53).
+ */
+const ttlOf = (ttlMs: unknown): number =>
+  typeof ttlMs === "number" && !Number.isNaN(ttlMs)
+    ? Math.min(Math.max(ttlMs, minTtlMillis), maxTtlMillis)
+    : minTtlMillis
 
 /** What one listing needs besides the Client. */
 export interface ListingSettings extends Bounds {
@@ -58,8 +86,9 @@ export interface ListingSettings extends Bounds {
 }
 
 /**
- * The server's tools as offered, with a warning for each tool the server listed wrongly (D20). A
- * server without the tools capability offers none. `timeoutMillis` bounds the whole listing:
+ * The server's tools as offered, with a warning for each tool the server listed wrongly (D20), and
+ * the listing's time to live when the server gave one (D53). A server without the tools capability
+ * offers none. `timeoutMillis` bounds the whole listing:
  * a tool whose output schema would be looked at after it ran out is left out (D40).
  */
 export const listTools = (
@@ -73,12 +102,13 @@ export const listTools = (
         const deadline = millis() + settings.timeoutMillis
         const outOfTime = () => millis() > deadline
         return listAll(client, settings, settings.redaction).pipe(
-          Effect.map((entries) =>
-            redactReasons(
+          Effect.map(({ entries, ttlMillis }) => ({
+            ...redactReasons(
               offerAndCompile(client, entries, settings, outOfTime),
               settings.redaction,
             ),
-          ),
+            ttlMillis,
+          })),
           Effect.tap((offered) => warnSkipped(client, offered, settings.redaction)),
           Effect.tap((offered) => tellUnchecked(client, offered, settings.redaction)),
         )

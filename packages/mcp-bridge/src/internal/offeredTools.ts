@@ -12,6 +12,7 @@ import type { SkippedTool } from "./skippedTool.js"
 
 /** The tools of one listing as offered, the way back to the server's names, and those left out. */
 export interface OfferedTools {
+  /** In code unit order of their offered names (D53). */
   readonly tools: ReadonlyArray<Tool.Tool>
   readonly serverNames: ReadonlyMap<string, string>
   /** Every tool of the listing that is not offered, in the order of the listing. */
@@ -29,6 +30,12 @@ export interface OfferedTools {
   readonly taskTools: ReadonlySet<string>
   /** The arguments each tool's calls mirror into `Mcp-Param-*` headers, by server name (D51). */
   readonly paramHeaders: ReadonlyMap<string, ReadonlyArray<ParamHeader>>
+  /**
+   * For how long, in milliseconds, the listing may be offered without listing again: the
+   * server's `ttlMs`, within the bounds of D53; `undefined` when the server gave none (then until
+   * it reports a change).
+   */
+  readonly ttlMillis?: number | undefined
 }
 
 /** No tools: what a server without the tools capability offers. */
@@ -55,9 +62,9 @@ const maxReasonChars = 300
 
 /**
  * The entries of a listing, each taken or left out on its own (D20), under the names of
- * `ToolName.offeredAll`, `<prefix>__<name>` with a prefix. With `mirrorsParams` (a 2026-07-28
- * connection over HTTP), a tool whose `x-mcp-header` marks break SEP-2243's rules is left out
- * too, and the headers of the others are kept (D51).
+ * `ToolName.offeredAll`, `<prefix>__<name>` with a prefix, and sorted by those names (D53). With
+ * `mirrorsParams` (a 2026-07-28 connection over HTTP), a tool whose `x-mcp-header` marks break
+ * SEP-2243's rules is left out too, and the headers of the others are kept (D51).
  */
 export const offerTools = (
   entries: ReadonlyArray<unknown>,
@@ -97,11 +104,17 @@ export const offerTools = (
     prefix,
   )
   const serverNames = new Map<string, string>()
-  const tools = admitted.map((mcpTool, i) => {
-    const name = offeredNames[i]!
-    serverNames.set(name, mcpTool.name)
-    return Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", { ...mcpTool.inputSchema })
-  })
+  const tools = admitted
+    .map((mcpTool, i) => {
+      const name = offeredNames[i]!
+      serverNames.set(name, mcpTool.name)
+      return Tool.make(name, mcpTool.description ?? mcpTool.title ?? "", {
+        ...mcpTool.inputSchema,
+      })
+    })
+    // In the order of the offered names, which differ and depend on no order (D24): the same
+    // tools are offered alike however the server orders and pages them (D53).
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
   return { tools, serverNames, skipped, refused, admitted, outputChecks, taskTools, paramHeaders }
 }
 
