@@ -119,10 +119,15 @@ const withAuthorization = (
 ): Effect.Effect<string, unknown> =>
   connectAndCall(scenario, url, provider).pipe(
     Effect.catch((failure) => {
-      const code = provider.takeCode()
-      if (code === undefined || attempt === maxAttempts) return Effect.fail(failure)
+      const redirect = provider.takeRedirect()
+      if (redirect === undefined || attempt === maxAttempts) return Effect.fail(failure)
+      const { code, iss } = redirect
       return Effect.tryPromise(() =>
-        auth(provider, { serverUrl: url, authorizationCode: code }),
+        auth(provider, {
+          serverUrl: url,
+          authorizationCode: code,
+          ...(iss === undefined ? {} : { iss }),
+        }),
       ).pipe(Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1)))
     }),
   )
