@@ -167,6 +167,27 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     if (scope === "all" || scope === "discovery") this.discovery = undefined
   }
 
+  /**
+   * Whether the resource's metadata no longer names the authorization server of the discovery
+   * kept: the SDK would go on asking the old one, so the client drops the discovery.
+   */
+  async resourceMoved(): Promise<boolean> {
+    const where = this.discovery?.resourceMetadataUrl
+    const server = this.discovery?.authorizationServerUrl
+    if (where === undefined || server === undefined) return false
+    const response = await fetch(where)
+    if (!response.ok) return false
+    const metadata: unknown = await response.json()
+    const servers =
+      typeof metadata === "object" && metadata !== null && "authorization_servers" in metadata
+        ? metadata.authorization_servers
+        : undefined
+    return (
+      Array.isArray(servers) &&
+      !servers.some((named) => typeof named === "string" && sameServer(named, server))
+    )
+  }
+
   saveCodeVerifier(verifier: string): void {
     this.verifier = verifier
   }
@@ -207,3 +228,6 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
     return redirect
   }
 }
+
+/** Two authorization server URLs alike but for a trailing slash, which the SDK adds to an origin. */
+const sameServer = (a: string, b: string): boolean => a.replace(/\/$/, "") === b.replace(/\/$/, "")
