@@ -8,6 +8,7 @@ import { Redaction, ToolCall } from "@svir/core"
 import { Effect, Exit, Fiber, Schedule, Scope } from "effect"
 import { McpToolbox } from "../src/index.js"
 import { connectHttp, serverFetch } from "../src/internal/remoteConnection.js"
+import { makeGrowingRedaction } from "../src/internal/remoteSecrets.js"
 import { makeSession } from "../src/internal/session.js"
 import { everythingOverHttp, forgetfulServer } from "./remoteServers.js"
 import { assertNoChildLeft, isAlive, progressOf, referenceServer } from "./servers.js"
@@ -248,7 +249,7 @@ describe("Session.withClient", () => {
           connectHttp(
             {
               url: new URL(url),
-              fetch: serverFetch(new URL(url), {}, 1_000_000, Redaction.none),
+              fetch: serverFetch(new URL(url), {}, 1_000_000, makeGrowingRedaction([])),
               authProvider: undefined,
               connectTimeoutMillis: 5_000,
               redaction: Redaction.none,

@@ -1,4 +1,6 @@
 import {
+  AuthorizationServerMismatchError,
+  IssuerMismatchError,
   OAuthError,
   ProtocolError,
   ProtocolErrorCode,
@@ -120,6 +122,16 @@ export const toSvirError = (doing: string, error: unknown): SvirError.SvirError 
       status: 401,
       cause: error,
     })
+  }
+  // An authorization server that is not the one its metadata or the redirect names, or not the
+  // one a credential is bound to: refused before anything is sent to it (D52). The issuer it
+  // claimed is the attacker's words, kept in the cause only.
+  if (error instanceof IssuerMismatchError || error instanceof AuthorizationServerMismatchError) {
+    const which =
+      error instanceof IssuerMismatchError
+        ? `the ${error.kind === "metadata" ? "metadata's" : "redirect's"} issuer is not the authorization server's`
+        : "the authorization server is not the one the credentials are bound to"
+    return SvirError.make("Authentication", `${doing} failed: ${which}`, { cause: error })
   }
   // What the authorization server said, in place of tokens (D17).
   if (error instanceof OAuthError) {

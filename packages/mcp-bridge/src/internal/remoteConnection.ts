@@ -23,6 +23,7 @@ import {
   unreachableReason,
 } from "./failure.js"
 import { redactedFetch } from "./redactedFetch.js"
+import { dpopSecrets, type GrowingRedaction } from "./remoteSecrets.js"
 import type { Connection, Connector } from "./session.js"
 
 const closeGraceMillis = 3_000
@@ -51,9 +52,14 @@ export const serverFetch = (
   url: URL,
   headers: Readonly<Record<string, string>>,
   maxBytes: number,
-  redaction: Redaction.Redaction,
+  redaction: GrowingRedaction,
 ): FetchLike => {
-  const bounded = redactedFetch(redaction, boundedFetch(maxBytes))
+  const redacted = redactedFetch(redaction, boundedFetch(maxBytes))
+  // The SDK signs a DPoP proof into a request above this fetch; it is known before it is sent (D52).
+  const bounded: FetchLike = (target, init) => {
+    redaction.addRecent(dpopSecrets(new Headers(init?.headers).get("dpop")))
+    return redacted(target, init)
+  }
   const configured = Object.entries(headers)
   if (configured.length === 0) return bounded
   return (target, init) => {

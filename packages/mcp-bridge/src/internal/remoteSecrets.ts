@@ -10,21 +10,41 @@ import * as Result from "effect/Result"
 export interface GrowingRedaction extends Redaction.Redaction {
   /** Redacts these values too, from now on. */
   readonly add: (values: ReadonlyArray<string | undefined>) => void
+  /**
+   * Redacts these values too, while they are among the latest {@link recentKept}: values made
+   * anew for every request, such as DPoP proofs, which would otherwise pile up for the life of
+   * the connection and make every redaction slower (D52).
+   */
+  readonly addRecent: (values: ReadonlyArray<string>) => void
 }
 
-/** A redaction of `secrets`, which `add` adds to. */
+/**
+ * How many values given to `addRecent` stay redacted: the proofs of the latest 128 requests,
+ * which covers every answer still being read at the bridge's usual concurrency.
+ */
+export const recentKept = 256
+
+/** A redaction of `secrets`, which `add` adds to for good and `addRecent` for a while. */
 export const makeGrowingRedaction = (secrets: ReadonlyArray<string>): GrowingRedaction => {
   const known = new Set(secrets)
-  let redaction = Redaction.make(known)
+  let lasting = Redaction.make(known)
+  const recent: Array<string> = []
+  let passing = Redaction.none
   return {
-    text: (text) => redaction.text(text),
-    reveals: (text) => redaction.reveals(text),
-    error: (error) => redaction.error(error),
+    text: (text) => passing.text(lasting.text(text)),
+    reveals: (text) => lasting.reveals(text) || passing.reveals(text),
+    error: (error) => passing.error(lasting.error(error)),
     add: (values) => {
       const before = known.size
       for (const value of values) if (value !== undefined) known.add(value)
       // Rebuilt only when a value is new: a token is read before every request.
-      if (known.size !== before) redaction = Redaction.make(known)
+      if (known.size !== before) lasting = Redaction.make(known)
+    },
+    addRecent: (values) => {
+      if (values.length === 0) return
+      recent.push(...values)
+      if (recent.length > recentKept) recent.splice(0, recent.length - recentKept)
+      passing = Redaction.make(recent)
     },
   }
 }
@@ -63,6 +83,11 @@ const formDecoded = (text: string): string => {
     return text
   }
 }
+
+/** The arguments after the first. */
+type Tail<Args extends ReadonlyArray<unknown>> = Args extends readonly [unknown, ...infer Rest]
+  ? Rest
+  : []
 
 interface Secrets {
   readonly access_token?: string | undefined
@@ -119,11 +144,13 @@ export const watchedProvider = (
     redaction.add(secretsOf(value))
     return value
   }
-  const watch = <A extends Secrets | undefined>(
-    read: () => A | Promise<A>,
-  ): (() => A | Promise<A>) => {
-    return () => {
-      const value = read()
+  // The SDK passes the issuer it resolved (`ctx`), by which a provider keeps each authorization
+  // server's credentials apart (D52): every argument goes through.
+  const watch = <Args extends ReadonlyArray<unknown>, A extends Secrets | undefined>(
+    read: (...args: Args) => A | Promise<A>,
+  ): ((...args: Args) => A | Promise<A>) => {
+    return (...args) => {
+      const value = read(...args)
       return value instanceof Promise ? value.then(seen) : seen(value)
     }
   }
@@ -131,16 +158,22 @@ export const watchedProvider = (
     get: (target, property) => {
       switch (property) {
         case "tokens":
-          return watch(() => target.tokens())
+          return watch((...args: Parameters<OAuthClientProvider["tokens"]>) =>
+            target.tokens(...args),
+          )
         case "clientInformation":
-          return watch(() => target.clientInformation())
+          return watch((...args: Parameters<OAuthClientProvider["clientInformation"]>) =>
+            target.clientInformation(...args),
+          )
         case "addClientAuthentication": {
           const add = target.addClientAuthentication
           return add === undefined ? undefined : watchedAuthentication(add, target, redaction)
         }
         case "saveTokens":
-          return (tokens: Secrets & Parameters<OAuthClientProvider["saveTokens"]>[0]) =>
-            target.saveTokens(seen(tokens))
+          return (
+            tokens: Secrets & Parameters<OAuthClientProvider["saveTokens"]>[0],
+            ...context: Tail<Parameters<OAuthClientProvider["saveTokens"]>>
+          ) => target.saveTokens(seen(tokens), ...context)
         case "saveClientInformation": {
           const save = target.saveClientInformation
           return save === undefined
@@ -149,11 +182,27 @@ export const watchedProvider = (
                 information: Parameters<
                   NonNullable<OAuthClientProvider["saveClientInformation"]>
                 >[0],
-              ) => save.call(target, seen(information))
+                ...context: Tail<
+                  Parameters<NonNullable<OAuthClientProvider["saveClientInformation"]>>
+                >
+              ) => save.call(target, seen(information), ...context)
         }
         default:
           return Reflect.get(target, property, target)
       }
     },
   })
+}
+
+/**
+ * The DPoP proof of a request (RFC 9449 4.2), which the SDK's `withDpop` and its token request
+ * put in the `DPoP` header: a JWT that stands for the client at that URL while it lasts. Its
+ * signature alone is redacted too, which a server may quote without the rest (D52). The key that
+ * signs it never leaves the SDK's `DpopSession` (non-extractable by default), so the proof is all
+ * of it a request carries.
+ */
+export const dpopSecrets = (proof: string | null): ReadonlyArray<string> => {
+  if (proof === null) return []
+  const signature = proof.split(".")[2]
+  return signature === undefined || signature === "" ? [proof] : [proof, signature]
 }

@@ -198,19 +198,40 @@ const connectAndCall = (scenario: string, url: string, authProvider?: OAuthClien
  * Connects and calls again after the SDK's flow went to the authorization page: the bridge
  * leaves the code to its caller, who exchanges it with the SDK's `auth` and connects again
  * (the bridge's Authentication error says so). A failure after which no code came is final.
+ * When the resource has moved to another authorization server, the redirect the SDK made went to
+ * the old one, since the SDK keeps the discovery it made first and leaves dropping it to the host:
+ * the discovery is dropped and the connection tried again, which finds the new server and
+ * registers there (SEP-2352, D52). That is done once, and is not an attempt of its own.
  */
 const withAuthorization = (
   scenario: string,
   url: string,
   provider: HeadlessOAuthProvider,
   attempt = 1,
+  rediscovered = false,
 ): Effect.Effect<string, unknown> =>
   connectAndCall(scenario, url, provider).pipe(
     Effect.catch((failure) => {
       const redirect = provider.takeRedirect()
       if (redirect === undefined || attempt === maxAttempts) return Effect.fail(failure)
-      return Effect.tryPromise(() => auth(provider, { serverUrl: url, ...redirect })).pipe(
-        Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1)),
+      const moved = rediscovered ? Promise.resolve(false) : provider.resourceMoved()
+      return Effect.promise(() => moved).pipe(
+        Effect.andThen((moved) => {
+          if (moved) {
+            provider.invalidateCredentials("discovery")
+            return withAuthorization(scenario, url, provider, attempt, true)
+          }
+          const { code, iss } = redirect
+          return Effect.tryPromise(() =>
+            auth(provider, {
+              serverUrl: url,
+              authorizationCode: code,
+              ...(iss === undefined ? {} : { iss }),
+            }),
+          ).pipe(
+            Effect.andThen(withAuthorization(scenario, url, provider, attempt + 1, rediscovered)),
+          )
+        }),
       )
     }),
   )
