@@ -28,8 +28,6 @@ const clientTimeoutMillis = 20_000
  * shown, and their failures do not fail the run.
  */
 const notApplicable: ReadonlyMap<string, string> = new Map([
-  ["auth/dpop", "DPoP-bound tokens (SEP-1932), an extension svir does not offer"],
-  ["auth/dpop-nonce", "DPoP-bound tokens (SEP-1932), an extension svir does not offer"],
   [
     "auth/enterprise-managed-authorization",
     "the enterprise identity provider's token exchange, an extension svir does not offer",
