@@ -23,6 +23,7 @@ import type * as Content from "./Content.js"
 import type { CallSettings } from "./internal/callSettings.js"
 import { hookClient } from "./internal/clientHooks.js"
 import { makeConnectionState } from "./internal/connection.js"
+import { makeEraVerdict } from "./internal/eraVerdict.js"
 import { type LeftOutNullsByTool, leftOutNullsByTool } from "./internal/leftOutNulls.js"
 import { listTools } from "./internal/listing.js"
 import { clientFeatures, makeClient } from "./internal/mcpClient.js"
@@ -375,6 +376,7 @@ export const stdio = (
       connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
       redaction,
       newClient: () => makeClient(features, stdioProbeTimeoutMillis),
+      verdict: makeEraVerdict(),
     })
     return yield* bridge(connect, restart, options, redaction)
   })
@@ -499,6 +501,7 @@ export const fromTransport = (
       connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
       redaction,
       newClient: () => makeClient(features),
+      verdict: makeEraVerdict(),
     })
     return yield* bridge(connect, reconnect, options, redaction)
   })
@@ -529,6 +532,7 @@ const remote = (
       connectTimeoutMillis: server.connectTimeoutMillis ?? defaultConnectTimeoutMillis,
       redaction,
       newClient: () => makeClient(features),
+      verdict: makeEraVerdict(),
     })
     return yield* bridge(connect, reconnect, options, redaction)
   })

@@ -1,7 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { ToolCall } from "@svir/core"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
 import { McpToolbox } from "../src/index.js"
 import { assertNoChildLeft, referenceServer } from "./servers.js"
 
@@ -14,6 +17,26 @@ const echo = (toolbox: McpToolbox.McpToolbox) =>
     result.isError,
     result.content,
   ])
+
+/** A file in a folder of its own, removed when the Scope closes. */
+const tempFile = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "svir-era-"))),
+  (folder) => Effect.sync(() => rmSync(folder, { recursive: true, force: true })),
+).pipe(Effect.map((folder) => join(folder, "file")))
+
+/** Kills the server and waits until the toolbox has heard that it exited. */
+const killServer = (toolbox: McpToolbox.McpToolbox) =>
+  Effect.sync(() => process.kill(toolbox.pid!, "SIGKILL")).pipe(
+    Effect.andThen(
+      Effect.sync(() => toolbox.pid).pipe(
+        Effect.repeat({
+          until: (pid) => pid === undefined,
+          schedule: Schedule.spaced("10 millis"),
+          times: 500,
+        }),
+      ),
+    ),
+  )
 
 describe("McpToolbox speaking each server's protocol era (D48)", () => {
   afterEach(assertNoChildLeft)
@@ -68,6 +91,63 @@ describe("McpToolbox speaking each server's protocol era (D48)", () => {
       assert.strictEqual(toolbox.protocolVersion, "2025-11-25")
       const result = yield* toolbox.call(ToolCall.make("r1", "report_with_answer"))
       assert.deepStrictEqual([result.isError, result.content], [false, "done"])
+    }),
+  )
+
+  it.live("restarts a server silent on server/discover without asking it again", () =>
+    Effect.gen(function* () {
+      const log = yield* tempFile
+      const toolbox = yield* McpToolbox.stdio({
+        command: process.execPath,
+        args: [progressServer, "silent", `log=${log}`],
+        restart: true,
+      })
+      yield* killServer(toolbox)
+      const result = yield* toolbox.call(ToolCall.make("r1", "report_with_answer"))
+      assert.deepStrictEqual([result.isError, result.content], [false, "done"])
+      assert.strictEqual(toolbox.protocolVersion, "2025-11-25")
+      const methods = readFileSync(log, "utf8").trim().split("\n")
+      const count = (method: string) => methods.filter((each) => each === method).length
+      assert.deepStrictEqual([count("server/discover"), count("initialize")], [1, 2])
+    }),
+  )
+
+  it.live("restarts a server of 2026-07-28 in 2026-07-28, its list changes still heard", () =>
+    Effect.gen(function* () {
+      const toolbox = yield* McpToolbox.stdio({
+        command: process.execPath,
+        args: [v2Server, "modern"],
+        restart: true,
+      })
+      yield* killServer(toolbox)
+      assert.deepStrictEqual(yield* echo(toolbox), [false, "echo: hi"])
+      assert.strictEqual(toolbox.protocolVersion, "2026-07-28")
+      yield* toolbox.call(ToolCall.make("g1", "grow"))
+      yield* echo(toolbox)
+      const names = yield* Effect.map(toolbox.tools, (tools) => tools.map((tool) => tool.name))
+      assert.deepStrictEqual(names, ["echo", "grow", "grown"])
+    }),
+  )
+
+  it.live("forgets the era of a server that no longer speaks it, and negotiates again", () =>
+    Effect.gen(function* () {
+      const era = yield* tempFile
+      writeFileSync(era, "modern")
+      const toolbox = yield* McpToolbox.stdio({
+        command: process.execPath,
+        args: [v2Server, `era=${era}`],
+        restart: { attempts: 1, backoffMillis: 0 },
+      })
+      assert.strictEqual(toolbox.protocolVersion, "2026-07-28")
+      writeFileSync(era, "legacy")
+      yield* killServer(toolbox)
+      // The start with the verdict of 2026-07-28 fails at its check; the next one negotiates.
+      const [failed, said] = yield* echo(toolbox)
+      assert.isTrue(failed)
+      assert.include(String(said), "connecting again failed once: starting the MCP server")
+      assert.include(String(said), "-32601")
+      assert.deepStrictEqual(yield* echo(toolbox), [false, "echo: hi"])
+      assert.strictEqual(toolbox.protocolVersion, "2025-11-25")
     }),
   )
 })

@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/client"
 import { Redaction, ToolCall } from "@svir/core"
 import { Effect, Exit, Fiber, Schedule, Scope } from "effect"
 import { McpToolbox } from "../src/index.js"
+import { makeEraVerdict } from "../src/internal/eraVerdict.js"
 import { connectHttp, serverFetch } from "../src/internal/remoteConnection.js"
 import { makeGrowingRedaction } from "../src/internal/remoteSecrets.js"
 import { makeSession } from "../src/internal/session.js"
@@ -254,6 +255,7 @@ describe("Session.withClient", () => {
               connectTimeoutMillis: 5_000,
               redaction: Redaction.none,
               newClient: () => new Client({ name: "session-test", version: "1.0.0" }),
+              verdict: makeEraVerdict(),
             },
             false,
           ),

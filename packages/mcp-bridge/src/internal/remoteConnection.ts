@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { boundedFetch } from "./boundedFetch.js"
 import { makeConnectionState } from "./connection.js"
+import { connectWithVerdict, type EraVerdict } from "./eraVerdict.js"
 import {
   connectTookTooLong,
   httpStatusOf,
@@ -40,6 +41,8 @@ export interface RemoteSettings {
   readonly redaction: Redaction.Redaction
   /** A new, unconnected Client for the connection. */
   readonly newClient: () => Client
+  /** The era of the server's last connection, kept for the next (D48). */
+  readonly verdict: EraVerdict
 }
 
 /**
@@ -188,7 +191,11 @@ const connectClient = (
   settings: RemoteSettings,
 ): Effect.Effect<void, SvirError.SvirError> =>
   Effect.tryPromise({
-    try: (signal) => client.connect(transport, { signal, timeout: settings.connectTimeoutMillis }),
+    try: (signal) =>
+      connectWithVerdict(settings.verdict, client, transport, {
+        signal,
+        timeout: settings.connectTimeoutMillis,
+      }),
     catch: (error) => settings.redaction.error(toSvirError(doing, error)),
   })
 

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/client"
 import { type Redaction, SvirError, Text } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { makeConnectionState } from "./connection.js"
+import { connectWithVerdict, type EraVerdict } from "./eraVerdict.js"
 import { isNotConnected, toSvirError } from "./failure.js"
 import { makeTail } from "./process.js"
 import type { Connector } from "./session.js"
@@ -19,6 +20,8 @@ export interface StdioSettings {
   readonly redaction: Redaction.Redaction
   /** A new, unconnected Client for the process. */
   readonly newClient: () => Client
+  /** The era of the server's last connection, kept for the next (D48). */
+  readonly verdict: EraVerdict
 }
 
 interface StdioChild {
@@ -60,7 +63,7 @@ export const connectStdio = (settings: StdioSettings): Connector =>
     )
     yield* Effect.tryPromise({
       try: (signal) => {
-        const connecting = child.client.connect(child.transport, {
+        const connecting = connectWithVerdict(settings.verdict, child.client, child.transport, {
           signal,
           timeout: settings.connectTimeoutMillis,
         })

@@ -2,6 +2,7 @@ import type { Client, Transport } from "@modelcontextprotocol/client"
 import type { Redaction } from "@svir/core"
 import * as Effect from "effect/Effect"
 import { makeConnectionState } from "./connection.js"
+import { connectWithVerdict, type EraVerdict } from "./eraVerdict.js"
 import { connectTookTooLong, toSvirError } from "./failure.js"
 import type { Connector } from "./session.js"
 
@@ -14,6 +15,8 @@ export interface TransportSettings {
   readonly redaction: Redaction.Redaction
   /** A new, unconnected Client for the connection. */
   readonly newClient: () => Client
+  /** The era of the server's last connection, kept for the next (D48). */
+  readonly verdict: EraVerdict
 }
 
 /**
@@ -30,7 +33,10 @@ export const connectTransport = (settings: TransportSettings): Connector =>
     yield* Effect.tryPromise({
       try: async (signal) => {
         const transport = await settings.open()
-        await client.connect(transport, { signal, timeout: settings.connectTimeoutMillis })
+        await connectWithVerdict(settings.verdict, client, transport, {
+          signal,
+          timeout: settings.connectTimeoutMillis,
+        })
       },
       catch: (error) => settings.redaction.error(toSvirError(doing, error)),
     }).pipe(
