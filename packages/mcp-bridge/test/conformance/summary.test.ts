@@ -37,7 +37,7 @@ describe("summarize", () => {
       "tools_call          1 passed, 0 failed, 0 warnings",
       "auth/scope-step-up  0 passed, 1 failed, 1 warnings",
       "    scope-step-up-escalation: no second authorization request",
-      "total: 1 passed, 1 failed, 1 warnings in 2 scenarios",
+      "total: 1 checks passed, 1 failed and 1 warnings in the 2 scenarios that apply; 0 not applicable, with 0 failed checks",
     ])
     assert.isTrue(summary.failed)
   })
@@ -47,6 +47,10 @@ describe("summarize", () => {
     assert.strictEqual(
       summary.lines[1],
       "auth/scope-step-up  0 passed, 1 failed, 1 warnings  (not applicable: no reason at all)",
+    )
+    assert.strictEqual(
+      summary.lines.at(-1),
+      "total: 1 checks passed, 0 failed and 0 warnings in the 1 scenarios that apply; 1 not applicable, with 1 failed checks",
     )
     assert.isFalse(summary.failed)
   })

@@ -37,11 +37,16 @@ export const summarize = (
   notApplicable: ReadonlyMap<string, string>,
 ): Summary => {
   const lines: Array<string> = []
-  const total = { passed: 0, failed: 0, warnings: 0 }
+  // The checks of scenarios that apply, and apart from them those that do not, so that the total
+  // says what the run is judged on.
+  const total = { scenarios: 0, passed: 0, failed: 0, warnings: 0 }
+  const aside = { scenarios: 0, failed: 0 }
   let failed = false
   const width = Math.max(0, ...runs.map((run) => run.scenario.length))
   for (const { scenario, checks } of runs) {
     const reason = notApplicable.get(scenario)
+    if (reason === undefined) total.scenarios += 1
+    else aside.scenarios += 1
     const name = scenario.padEnd(width)
     if (checks === undefined) {
       lines.push(`${name}  no checks: the suite could not run the scenario`)
@@ -51,9 +56,13 @@ export const summarize = (
     const passed = count(checks, "SUCCESS")
     const failures = checks.filter((check) => check.status === "FAILURE")
     const warnings = count(checks, "WARNING")
-    total.passed += passed
-    total.failed += failures.length
-    total.warnings += warnings
+    if (reason === undefined) {
+      total.passed += passed
+      total.failed += failures.length
+      total.warnings += warnings
+    } else {
+      aside.failed += failures.length
+    }
     const note = reason === undefined ? "" : `  (not applicable: ${reason})`
     lines.push(`${name}  ${passed} passed, ${failures.length} failed, ${warnings} warnings${note}`)
     for (const check of failures) {
@@ -62,7 +71,7 @@ export const summarize = (
     failed ||= failures.length > 0 && reason === undefined
   }
   lines.push(
-    `total: ${total.passed} passed, ${total.failed} failed, ${total.warnings} warnings in ${runs.length} scenarios`,
+    `total: ${total.passed} checks passed, ${total.failed} failed and ${total.warnings} warnings in the ${total.scenarios} scenarios that apply; ${aside.scenarios} not applicable, with ${aside.failed} failed checks`,
   )
   return { lines, failed }
 }
