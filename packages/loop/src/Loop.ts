@@ -9,7 +9,7 @@
 import {
   type Completion,
   type Event as ModelEvent,
-  Request,
+  type Request,
   SvirError,
   Toolbox,
   ToolCall,
@@ -21,7 +21,8 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { type Callback, notify } from "./internal/notify.js"
 import { invokeAgent } from "./internal/telemetry.js"
-import * as Step from "./Step.js"
+import * as LoopState from "./LoopState.js"
+import type * as Step from "./Step.js"
 import * as Stop from "./Stop.js"
 import * as StreamCompletion from "./StreamCompletion.js"
 
@@ -302,8 +303,10 @@ const runLoop = <E, R>(
     const bounds = Toolbox.bounds(options)
     if (bounds._tag === "Failure") return Effect.fail(bounds.failure)
     const emit = (event: Event) => notify(options.onEvent, event)
-    const progress: Progress = { request: options.request, steps: [], pending: undefined }
-    const steps = takeSteps(options, maxSteps, bounds.success, emit, progress)
+    const conditions = options.stopWhen === undefined ? [] : [options.stopWhen].flat()
+    const limits = { maxSteps, conditions, concurrency: bounds.success.concurrency }
+    const progress: Progress = { state: LoopState.initial(options.request), answers: [] }
+    const steps = takeSteps(options, limits, bounds.success, emit, progress)
     const abort = options.abort
     // The steps race the abort, which interrupts them (the request, the handlers) and waits for
     // them to stop before the result is read from what they got done (D6).
@@ -360,68 +363,52 @@ export const stream = <E, RSend, RTools, RRepair = never, RAbort = never>(
     { bufferSize: 16, strategy: "suspend" },
   )
 
-/** A call and the result it got. */
-interface Answer {
-  readonly call: ToolCall.ToolCall
-  readonly result: ToolResult.ToolResult
+/**
+ * What the loop has done so far, kept where an abort can read it: the state, and the answers so
+ * far of the calls being answered, by the calls' positions.
+ */
+interface Progress {
+  state: LoopState.LoopState
+  answers: Array<LoopState.Answer | undefined>
 }
 
 /**
- * What the loop has done so far, kept where an abort can read it: the conversation, the steps,
- * and, while the calls of a step are being answered, its completion and the answers so far.
+ * Takes steps until one of the ends of D3: an answer without calls, `maxSteps`, a condition. Each
+ * turn of the loop is `LoopState.step`, with the events sent from its two seams (D15).
  */
-interface Progress {
-  request: Request.Request
-  readonly steps: Array<Step.Step>
-  pending:
-    | {
-        readonly completion: Completion.Completion
-        readonly answers: Array<Answer | undefined>
-      }
-    | undefined
-}
-
-/** Takes steps until one of the ends of D3: an answer without calls, `maxSteps`, a condition. */
 const takeSteps = <E, R>(
   options: Options<E, R, R, R, R>,
-  maxSteps: number,
+  limits: LoopState.Bounds,
   bounds: Toolbox.Bounds,
   emit: (event: Event) => Effect.Effect<void, never, R>,
   progress: Progress,
 ): Effect.Effect<Result, E | SvirError.SvirError, R> =>
   Effect.gen(function* () {
-    const conditions = options.stopWhen === undefined ? [] : [options.stopWhen].flat()
+    const seams: LoopState.Seams<E | SvirError.SvirError, R> = {
+      complete: (request) => complete(options.send, request, emit),
+      answer: (call, position, request) =>
+        Effect.gen(function* () {
+          const index = progress.state.steps.length
+          yield* emit({ _tag: "CallStarted", index, call })
+          const answer = yield* answerCall(options, request, call, bounds)
+          progress.answers[position] = answer
+          yield* emit({ _tag: "CallFinished", index, ...answer })
+          return answer
+        }),
+    }
     for (;;) {
-      const index = progress.steps.length
-      const request = progress.request
-      yield* emit({ _tag: "StepStarted", index, request })
-      const completion = yield* complete(options.send, request, emit)
-
-      // The answers so far, by the calls' positions, for an abort to read.
-      const sofar: Array<Answer | undefined> = []
-      progress.pending = { completion, answers: sofar }
-      const answers = yield* Effect.forEach(
-        completion.calls,
-        (call, position) =>
-          Effect.gen(function* () {
-            yield* emit({ _tag: "CallStarted", index, call })
-            const answer = yield* answerCall(options, request, call, bounds)
-            sofar[position] = answer
-            yield* emit({ _tag: "CallFinished", index, ...answer })
-            return answer
-          }),
-        { concurrency: bounds.concurrency },
-      )
-      const step = record(progress, completion, answers)
-      yield* emit({ _tag: "StepFinished", ...step })
-
-      if (completion.calls.length === 0) return resultOf(progress, { _tag: "Answered" })
-      if (progress.steps.length >= maxSteps) {
-        return resultOf(progress, { _tag: "MaxSteps", maxSteps })
+      const state = progress.state
+      if (state.stop !== undefined) return resultOf(state, state.stop)
+      if (state.pending === undefined) {
+        yield* emit({ _tag: "StepStarted", index: state.steps.length, request: state.request })
       }
-      const state = { steps: progress.steps, usage: Step.totalUsage(progress.steps) }
-      const met = conditions.findIndex((condition) => condition(state))
-      if (met !== -1) return resultOf(progress, { _tag: "Condition", index: met })
+      progress.answers = []
+      const next = yield* LoopState.step(state, seams, limits)
+      progress.state = next
+      const step = next.steps.at(-1)
+      if (step !== undefined && next.steps.length > state.steps.length) {
+        yield* emit({ _tag: "StepFinished", ...step })
+      }
     }
   })
 
@@ -454,7 +441,7 @@ const answerCall = <E, R>(
   request: Request.Request,
   call: ToolCall.ToolCall,
   bounds: Toolbox.Bounds,
-): Effect.Effect<Answer, never, R> =>
+): Effect.Effect<LoopState.Answer, never, R> =>
   Effect.gen(function* () {
     const { repair } = options
     const answer = (call: ToolCall.ToolCall) =>
@@ -477,43 +464,16 @@ const answerCall = <E, R>(
     return { call, result: result ?? (yield* answer(call)) }
   })
 
-/**
- * Ends a step: records it and appends its assistant turn (with the calls as answered) and its
- * results to the conversation, all at once, so that an abort never sees half of it.
- */
-const record = (
-  progress: Progress,
-  completion: Completion.Completion,
-  answers: ReadonlyArray<Answer>,
-): Step.Step => {
-  const calls = answers.map((answer) => answer.call)
-  const results = answers.map((answer) => answer.result)
-  const step: Step.Step = {
-    index: progress.steps.length,
-    request: progress.request,
-    completion,
-    calls,
-    results,
-  }
-  progress.steps.push(step)
-  progress.request = progress.request.pipe(
-    Request.assistant({ ...completion, calls }),
-    Request.toolResults(results),
-  )
-  progress.pending = undefined
-  return step
-}
-
 /** The result of the loop so far, stopped for `stop`. */
-const resultOf = (progress: Progress, stop: Stop.Reason): Result => {
-  const completion = progress.steps.at(-1)?.completion
+const resultOf = (state: LoopState.LoopState, stop: Stop.Reason): Result => {
+  const completion = state.steps.at(-1)?.completion
   return {
     text: completion?.text ?? "",
     completion,
-    steps: progress.steps,
-    usage: Step.totalUsage(progress.steps),
+    steps: state.steps,
+    usage: state.usage,
     stop,
-    request: progress.request,
+    request: state.request,
   }
 }
 
@@ -523,12 +483,13 @@ const resultOf = (progress: Progress, stop: Stop.Reason): Result => {
  * conversation has its result (D6).
  */
 const aborted = (progress: Progress): Result => {
-  const step = progress.steps.length
-  const pending = progress.pending
-  if (pending === undefined) return resultOf(progress, { _tag: "Aborted", step, during: "model" })
-  const answers = pending.completion.calls.map(
+  const state = progress.state
+  const step = state.steps.length
+  const pending = state.pending
+  if (pending === undefined) return resultOf(state, { _tag: "Aborted", step, during: "model" })
+  const answers = pending.calls.map(
     (call, position) =>
-      pending.answers[position] ?? {
+      progress.answers[position] ?? {
         call,
         result: ToolResult.error(
           call.id,
@@ -537,6 +498,9 @@ const aborted = (progress: Progress): Result => {
         ),
       },
   )
-  record(progress, pending.completion, answers)
-  return resultOf(progress, { _tag: "Aborted", step, during: "tools" })
+  return resultOf(LoopState.record(state, pending, answers), {
+    _tag: "Aborted",
+    step,
+    during: "tools",
+  })
 }

@@ -21,6 +21,13 @@ export * as Approval from "./Approval.js"
 export * as Loop from "./Loop.js"
 
 /**
+ * The loop's state as data, and the step function over it.
+ *
+ * @since 0.2.0
+ */
+export * as LoopState from "./LoopState.js"
+
+/**
  * One step of the loop, and the usage of several summed.
  *
  * @since 0.2.0
