@@ -346,6 +346,25 @@ describe("text that is not ASCII", () => {
     for (let at = 0; at < all.length; at += size) chunks.push(all.subarray(at, at + size))
     return chunks
   }
+  /**
+   * Reads `events` with `maxEventBytes` near one event's size (`sizes[which]` moved by `off`): the
+   * reader fails on the limit exactly when an event is over it, and the same way at every chunking.
+   */
+  const meetsLimitAlike = (
+    events: ReadonlyArray<string>,
+    sizes: ReadonlyArray<number>,
+    which: number,
+    off: number,
+  ) => {
+    const maxEventBytes = Math.max(1, sizes[which % sizes.length]! + off)
+    const input = bytes(events.join(""))
+    const expected = maxEventBytes < Math.max(...sizes) ? /maxEventBytes/ : /^$/
+    const first = read([input], { maxEventBytes })
+    assert.match(first.error ?? "", expected)
+    for (const size of chunkSizes) {
+      assert.deepStrictEqual(read(cut(input, size), { maxEventBytes }), first)
+    }
+  }
 
   it("meets maxEventBytes at the same byte at every chunking", () => {
     fc.assert(
@@ -361,14 +380,7 @@ describe("text that is not ASCII", () => {
           const events = pieces.map((piece) => `data: ${piece.join(" ")}${end}${end}`)
           // An event's bytes: its data line with its line end, and one byte of the blank line's.
           const sizes = events.map((event) => bytes(event).length - (end === "\r\n" ? 1 : 0))
-          const maxEventBytes = Math.max(1, sizes[which % sizes.length]! + off)
-          const input = bytes(events.join(""))
-          const expected = maxEventBytes < Math.max(...sizes) ? /maxEventBytes/ : /^$/
-          const first = read([input], { maxEventBytes })
-          assert.match(first.error ?? "", expected)
-          for (const size of chunkSizes) {
-            assert.deepStrictEqual(read(cut(input, size), { maxEventBytes }), first)
-          }
+          meetsLimitAlike(events, sizes, which, off)
         },
       ),
       { seed: 45, numRuns: 1_000 },
@@ -394,14 +406,7 @@ describe("text that is not ASCII", () => {
             ([type, piece]) => `event: ${type}\nid: ${type}\ndata: ${piece.join(" ")}\n\n`,
           )
           const sizes = events.map((event) => bytes(event).length)
-          const maxEventBytes = Math.max(1, sizes[which % sizes.length]! + off)
-          const input = bytes(events.join(""))
-          const expected = maxEventBytes < Math.max(...sizes) ? /maxEventBytes/ : /^$/
-          const first = read([input], { maxEventBytes })
-          assert.match(first.error ?? "", expected)
-          for (const size of chunkSizes) {
-            assert.deepStrictEqual(read(cut(input, size), { maxEventBytes }), first)
-          }
+          meetsLimitAlike(events, sizes, which, off)
         },
       ),
       { seed: 46, numRuns: 1_000 },
