@@ -320,6 +320,35 @@ const runLoop = <E, R>(
   })
 
 /**
+ * Runs a loop of your own (steps taken with `LoopState.step`, say) in the one `invoke_agent`
+ * span `run` uses (D10), with its steps and their usage summed read from what it gives; the
+ * model calls and tool calls made inside are its children. With no tracer that exports, the
+ * loop runs as it is.
+ *
+ * @example
+ * ```ts
+ * import { Loop, type LoopState } from "@svir/loop"
+ * import type { Effect } from "effect"
+ *
+ * declare const mine: Effect.Effect<LoopState.LoopState>
+ * const traced = Loop.traced(mine) // one span, with the steps and the usage of the state
+ * ```
+ *
+ * @since 0.2.0
+ * @category tracing
+ */
+export const traced = <
+  A extends {
+    readonly steps: ReadonlyArray<Step.Step>
+    readonly usage: Completion.Usage | undefined
+  },
+  E,
+  R,
+>(
+  loop: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E, R> => invokeAgent(loop)
+
+/**
  * The loop as a stream of its {@link Event}s, `Finished` (with the result) last. Ending the
  * stream early (`Stream.take`, an interrupted consumer) stops the request and the handlers.
  * The stream waits for a slow consumer.

@@ -308,8 +308,25 @@ export const Encoded = Schema.Struct({
  */
 export type Encoded = typeof Encoded.Type
 
-/** Core's values hold no object tagged `Bytes`; the bytes of a part are written as one. */
-const toJson = (value: unknown): unknown => {
+/**
+ * One of core's values (a message, a completion, a call, a result) as a JSON value, the way
+ * {@link encode} writes it: bytes of images and files as an object tagged `Bytes` with their
+ * base64 (core's values hold no other object with that tag), fields that are `undefined` left
+ * out. {@link fromJson} reads it back.
+ *
+ * @example
+ * ```ts
+ * import { Completion } from "@svir/core"
+ * import { LoopState } from "@svir/loop"
+ *
+ * const stored = JSON.stringify(LoopState.toJson(Completion.make({ text: "Hi", finish: "stop" })))
+ * const again = LoopState.fromJson(JSON.parse(stored)) as Completion.Completion
+ * ```
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const toJson = (value: unknown): unknown => {
   if (value instanceof Uint8Array) return { _tag: "Bytes", base64: Base64.encode(value) }
   if (Array.isArray(value)) return value.map(toJson)
   if (typeof value === "object" && value !== null) {
@@ -322,7 +339,23 @@ const toJson = (value: unknown): unknown => {
   return value
 }
 
-const fromJson = (value: unknown): unknown => {
+/**
+ * A value written by {@link toJson}, read back: objects tagged `Bytes` become bytes again. The
+ * value's shape is not checked: give it only what {@link toJson} wrote.
+ *
+ * @example
+ * ```ts
+ * import { ToolResult } from "@svir/core"
+ * import { LoopState } from "@svir/loop"
+ *
+ * const result = ToolResult.make("call_1", "noon")
+ * const again = LoopState.fromJson(LoopState.toJson(result)) as ToolResult.ToolResult
+ * ```
+ *
+ * @since 0.2.0
+ * @category encoding
+ */
+export const fromJson = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(fromJson)
   if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>

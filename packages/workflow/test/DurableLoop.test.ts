@@ -1,0 +1,242 @@
+import { describe, it } from "@effect/vitest"
+import { Completion, Request, SvirError, Tool, ToolCall } from "@svir/core"
+import { Approval, Loop, Stop } from "@svir/loop"
+import { Tools } from "@svir/registry"
+import { Effect, Exit, Fiber, Layer, Option, Queue, Schema } from "effect"
+import { TestClock } from "effect/testing"
+import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
+import { assert, expect } from "vitest"
+import { DurableLoop } from "../src/index.js"
+
+/** The model's answers, in order; each call of `send` takes the next and counts it. */
+const scripted = (answers: ReadonlyArray<Completion.Completion | SvirError.SvirError>) => {
+  const sent: Array<Request.Request> = []
+  const send = (request: Request.Request) =>
+    Effect.suspend(() => {
+      const answer = answers[sent.length]
+      sent.push(request)
+      if (answer === undefined) return Effect.die(new Error("the script has no more answers"))
+      return SvirError.isSvirError(answer) ? Effect.fail(answer) : Effect.succeed(answer)
+    })
+  return { sent, send }
+}
+
+/** Waits, without time passing, until `holds` does. */
+const until = (holds: () => boolean): Effect.Effect<void> =>
+  Effect.suspend(() => (holds() ? Effect.void : Effect.andThen(Effect.yieldNow, until(holds))))
+
+const calls = (...made: ReadonlyArray<ToolCall.ToolCall>) =>
+  Completion.make({ calls: made, finish: "tool_calls", usage: { input: 10, output: 2, total: 12 } })
+
+const text = (words: string) =>
+  Completion.make({ text: words, finish: "stop", usage: { input: 20, output: 3, total: 23 } })
+
+/** A registry whose handlers count their runs. */
+const counted = () => {
+  const runs: Array<string> = []
+  const tools = Tools.empty.pipe(
+    Tools.add(
+      "lookup",
+      "Find an order by its number.",
+      Schema.Struct({ id: Schema.Int }),
+      ({ id }) => {
+        runs.push(`lookup ${id}`)
+        return `order ${id} is shipped`
+      },
+    ),
+    Tools.addTool(Tool.make("refund", "Refund an order."), (_args, call) => {
+      runs.push(`refund ${call.arguments}`)
+      return "refunded"
+    }),
+  )
+  return { runs, tools }
+}
+
+const question = Request.make("scripted").pipe(Request.user("Where is order 42?"))
+
+const script = [
+  calls(ToolCall.make("call_1", "lookup", '{"id":42}')),
+  calls(
+    ToolCall.make("call_2", "lookup", '{"id":43}'),
+    ToolCall.make("call_3", "lookup", '{"id":44}'),
+  ),
+  text("All shipped."),
+]
+
+/** What a run left behind, without the functions of its request. */
+const shown = (result: Loop.Result) =>
+  JSON.stringify({ ...result, request: result.request.messages, steps: result.steps.length })
+
+describe("DurableLoop on the in-memory engine", () => {
+  it.effect("finishes with the conversation Loop.run gives for the same answers", () =>
+    Effect.gen(function* () {
+      const durable = scripted(script)
+      const { runs, tools } = counted()
+      const agent = DurableLoop.make("same-as-run", { maxSteps: 8 })
+      const result = yield* agent
+        .run("run-1", question)
+        .pipe(Effect.provide(agent.layer({ send: durable.send, toolbox: tools })))
+
+      const plain = scripted(script)
+      const expected = yield* Loop.run({
+        send: plain.send,
+        toolbox: counted().tools,
+        request: question,
+      })
+      expect(shown(result)).toBe(shown(expected))
+      expect(result.stop).toEqual({ _tag: "Answered" })
+      expect(result.usage).toEqual({ input: 40, output: 7, total: 47 })
+      expect(runs).toEqual(["lookup 42", "lookup 43", "lookup 44"])
+      expect(durable.sent.length).toBe(3)
+    }).pipe(Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect("stops at maxSteps and at a stop condition as Loop.run does", () =>
+    Effect.gen(function* () {
+      const { tools } = counted()
+      const capped = DurableLoop.make("capped", { maxSteps: 1 })
+      const first = yield* capped
+        .run("capped-1", question)
+        .pipe(Effect.provide(capped.layer({ send: scripted(script).send, toolbox: tools })))
+      expect(first.stop).toEqual({ _tag: "MaxSteps", maxSteps: 1 })
+
+      const budget = DurableLoop.make("budget", { stopWhen: Stop.tokenBudget(20) })
+      const second = yield* budget
+        .run("budget-1", question)
+        .pipe(Effect.provide(budget.layer({ send: scripted(script).send, toolbox: tools })))
+      expect(second.stop).toEqual({ _tag: "Condition", index: 0 })
+      expect(second.steps.length).toBe(2)
+    }).pipe(Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect("refuses bounds that are not valid when the runner registers it", () =>
+    Effect.gen(function* () {
+      const agent = DurableLoop.make("bad-bounds", { maxSteps: 0 })
+      const exit = yield* Effect.exit(
+        Layer.build(agent.layer({ send: scripted([]).send, toolbox: counted().tools })),
+      )
+      assert(Exit.isFailure(exit))
+      expect(String(exit.cause)).toContain("maxSteps must be a positive whole number")
+    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect("waits durably before sending again a call that was rate limited", () =>
+    Effect.gen(function* () {
+      const limited = SvirError.make("RateLimited", "slow down", { retryAfterMillis: 30_000 })
+      const model = scripted([limited, limited, text("Done.")])
+      const agent = DurableLoop.make("limited", { retry: { times: 2 } })
+      const fiber = yield* agent
+        .run("limited-1", question)
+        .pipe(
+          Effect.provide(agent.layer({ send: model.send, toolbox: counted().tools })),
+          Effect.forkChild,
+        )
+      yield* until(() => model.sent.length === 1)
+      yield* TestClock.adjust("29 seconds")
+      expect(model.sent.length).toBe(1)
+      yield* TestClock.adjust("1 second")
+      yield* until(() => model.sent.length === 2)
+      yield* TestClock.adjust("30 seconds")
+      const result = yield* Fiber.join(fiber)
+      expect(result.text).toBe("Done.")
+      expect(model.sent.length).toBe(3)
+    }).pipe(Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect(
+    "fails with the stored kind once the retries are spent, and at once when retrying cannot help",
+    () =>
+      Effect.gen(function* () {
+        const limited = SvirError.make("RateLimited", "slow down", { retryAfterMillis: 10 })
+        const model = scripted([limited, limited])
+        const agent = DurableLoop.make("spent", { retry: { times: 1 } })
+        const fiber = yield* agent
+          .run("spent-1", question)
+          .pipe(
+            Effect.provide(agent.layer({ send: model.send, toolbox: counted().tools })),
+            Effect.flip,
+            Effect.forkChild,
+          )
+        yield* until(() => model.sent.length === 1)
+        yield* TestClock.adjust("1 second")
+        const failure = yield* Fiber.join(fiber)
+        expect(failure).toMatchObject({ kind: "RateLimited", retryable: true, attempts: 2 })
+
+        const denied = scripted([SvirError.make("Authentication", "bad key", { status: 401 })])
+        const other = DurableLoop.make("auth", { retry: { times: 5 } })
+        const refused = yield* other
+          .run("auth-1", question)
+          .pipe(
+            Effect.provide(other.layer({ send: denied.send, toolbox: counted().tools })),
+            Effect.flip,
+          )
+        expect(refused).toMatchObject({ kind: "Authentication", status: 401, attempts: 1 })
+        expect(denied.sent.length).toBe(1)
+      }).pipe(Effect.provide(WorkflowEngine.layerMemory)),
+  )
+})
+
+describe("DurableLoop approvals", () => {
+  const refund = ToolCall.make("call_r", "refund", '{"order":42}')
+  const approvalScript = [calls(refund), text("Refunded.")]
+
+  const started = (name: string) =>
+    Effect.gen(function* () {
+      const model = scripted(approvalScript)
+      const { runs, tools } = counted()
+      const asked = yield* Queue.unbounded<DurableLoop.ApprovalRequest>()
+      const agent = DurableLoop.make(name, { needsApproval: (call) => call.name === "refund" })
+      yield* Layer.build(
+        agent.layer({
+          send: model.send,
+          toolbox: tools,
+          onApproval: (request) => Queue.offer(asked, request).pipe(Effect.asVoid),
+        }),
+      )
+      const executionId = yield* agent.start(`${name}-1`, question)
+      const request = yield* Queue.take(asked)
+      return { agent, executionId, request, runs, model }
+    })
+
+  it.effect(
+    "waits for a person, refuses a token given with other arguments, and runs the call once allowed",
+    () =>
+      Effect.gen(function* () {
+        const { agent, executionId, request, runs, model } = yield* started("approve-allow")
+        expect(request.call).toEqual(refund)
+        expect(yield* agent.result(executionId)).toEqual(Option.none())
+
+        const forged = ToolCall.make("call_r", "refund", '{"order":43}')
+        const refused = yield* Effect.flip(
+          DurableLoop.approve(request.token, forged, Approval.allow),
+        )
+        expect(refused._tag).toBe("ApprovalRefused")
+        const junk = yield* Effect.flip(DurableLoop.approve("not a token", refund, Approval.allow))
+        expect(junk._tag).toBe("ApprovalRefused")
+        expect(runs).toEqual([])
+
+        yield* DurableLoop.approve(request.token, refund, Approval.allow)
+        const result = yield* agent.run("approve-allow-1", question)
+        expect(result.text).toBe("Refunded.")
+        expect(runs).toEqual(['refund {"order":42}'])
+        // The run was replayed from its start after the wait: the model's first answer was read
+        // from storage, not asked for again.
+        expect(model.sent.length).toBe(2)
+        expect(Option.map(yield* agent.result(executionId), (done) => done.text)).toEqual(
+          Option.some("Refunded."),
+        )
+      }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect("answers a denied call with the reason, without running it", () =>
+    Effect.gen(function* () {
+      const { agent, request, runs } = yield* started("approve-deny")
+      yield* DurableLoop.approve(request.token, refund, Approval.deny("refunds need a manager"))
+      const result = yield* agent.run("approve-deny-1", question)
+      expect(runs).toEqual([])
+      const answered = result.steps[0]?.results[0]
+      expect(answered?.isError).toBe(true)
+      expect(answered?.content).toBe("permission denied: refunds need a manager")
+    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+})
