@@ -6,6 +6,7 @@ import { Effect, Exit, Fiber, Layer, Option, Queue, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { assert, expect } from "vitest"
+import { otel } from "../../../test/otel.js"
 import { DurableLoop } from "../src/index.js"
 
 /** The model's answers, in order; each call of `send` takes the next and counts it. */
@@ -239,4 +240,70 @@ describe("DurableLoop approvals", () => {
       expect(answered?.content).toBe("permission denied: refunds need a manager")
     }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
   )
+})
+
+describe("DurableLoop replays", () => {
+  it.effect("read the model's answer from storage, with the call ids it invented", () =>
+    Effect.gen(function* () {
+      let sent = 0
+      // A decoder that invents ids gives other ids each time it is asked (D2).
+      const send = () =>
+        Effect.sync(() =>
+          sent++ === 0
+            ? calls(ToolCall.make(`call_${Math.random()}`, "refund", '{"order":7}'))
+            : text("Refunded."),
+        )
+      const asked = yield* Queue.unbounded<DurableLoop.ApprovalRequest>()
+      const agent = DurableLoop.make("invented-ids", { needsApproval: () => true })
+      yield* Layer.build(
+        agent.layer({
+          send,
+          toolbox: counted().tools,
+          onApproval: (request) => Queue.offer(asked, request).pipe(Effect.asVoid),
+        }),
+      )
+      yield* agent.start("invented-1", question)
+      const request = yield* Queue.take(asked)
+      yield* DurableLoop.approve(request.token, request.call, Approval.allow)
+      const result = yield* agent.run("invented-1", question)
+      const step = result.steps[0]!
+      expect(step.calls[0]?.id).toBe(request.call.id)
+      expect(step.results[0]?.callId).toBe(request.call.id)
+      expect(sent).toBe(2)
+    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+})
+
+describe("DurableLoop telemetry", () => {
+  it.live("puts every execution of a run, the first and the replayed, in the starter's trace", () => {
+    const { exporter, layer } = otel()
+    return Effect.gen(function* () {
+      const asked = yield* Queue.unbounded<DurableLoop.ApprovalRequest>()
+      const agent = DurableLoop.make("traced", { needsApproval: (call) => call.name === "refund" })
+      yield* Layer.build(
+        agent.layer({
+          send: scripted([calls(ToolCall.make("call_r", "refund", "{}")), text("Refunded.")]).send,
+          toolbox: counted().tools,
+          onApproval: (request) => Queue.offer(asked, request).pipe(Effect.asVoid),
+        }),
+      )
+      yield* agent.start("traced-1", question).pipe(Effect.withSpan("handle ticket"))
+      const request = yield* Queue.take(asked)
+      yield* DurableLoop.approve(request.token, request.call, Approval.allow)
+      const result = yield* agent.run("traced-1", question)
+      expect(result.text).toBe("Refunded.")
+
+      const spans = exporter.getFinishedSpans()
+      const root = spans.find((span) => span.name === "handle ticket")!
+      const agents = spans.filter((span) => span.name === "invoke_agent")
+      // Suspended at the approval, then run again from storage once it came.
+      expect(agents.length).toBeGreaterThanOrEqual(2)
+      for (const span of agents) {
+        expect(span.spanContext().traceId).toBe(root.spanContext().traceId)
+        expect(span.parentSpanContext?.spanId).toBe(root.spanContext().spanId)
+      }
+      const tool = spans.find((span) => span.name === "execute_tool refund")!
+      expect(tool.spanContext().traceId).toBe(root.spanContext().traceId)
+    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory), Effect.provide(layer))
+  })
 })
