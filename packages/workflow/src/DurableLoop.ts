@@ -296,8 +296,8 @@ export const make = <const Name extends string>(
 
 /** The decision a person gives, as it is stored. */
 const Decision = Schema.Union([
-  Schema.Struct({ _tag: Schema.Literal("Allow") }),
-  Schema.Struct({ _tag: Schema.Literal("Deny"), reason: Schema.String }),
+  Schema.TaggedStruct("Allow", {}),
+  Schema.TaggedStruct("Deny", { reason: Schema.String }),
 ])
 
 /** The deferred of one approval; its name carries the step, the call's place and its digest. */

@@ -304,6 +304,6 @@ describe("DurableLoop telemetry", () => {
       }
       const tool = spans.find((span) => span.name === "execute_tool refund")!
       expect(tool.spanContext().traceId).toBe(root.spanContext().traceId)
-    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory), Effect.provide(layer))
+    }).pipe(Effect.scoped, Effect.provide(Layer.merge(WorkflowEngine.layerMemory, layer)))
   })
 })
