@@ -275,35 +275,41 @@ describe("DurableLoop replays", () => {
 })
 
 describe("DurableLoop telemetry", () => {
-  it.live("puts every execution of a run, the first and the replayed, in the starter's trace", () => {
-    const { exporter, layer } = otel()
-    return Effect.gen(function* () {
-      const asked = yield* Queue.unbounded<DurableLoop.ApprovalRequest>()
-      const agent = DurableLoop.make("traced", { needsApproval: (call) => call.name === "refund" })
-      yield* Layer.build(
-        agent.layer({
-          send: scripted([calls(ToolCall.make("call_r", "refund", "{}")), text("Refunded.")]).send,
-          toolbox: counted().tools,
-          onApproval: (request) => Queue.offer(asked, request).pipe(Effect.asVoid),
-        }),
-      )
-      yield* agent.start("traced-1", question).pipe(Effect.withSpan("handle ticket"))
-      const request = yield* Queue.take(asked)
-      yield* DurableLoop.approve(request.token, request.call, Approval.allow)
-      const result = yield* agent.run("traced-1", question)
-      expect(result.text).toBe("Refunded.")
+  it.live(
+    "puts every execution of a run, the first and the replayed, in the starter's trace",
+    () => {
+      const { exporter, layer } = otel()
+      return Effect.gen(function* () {
+        const asked = yield* Queue.unbounded<DurableLoop.ApprovalRequest>()
+        const agent = DurableLoop.make("traced", {
+          needsApproval: (call) => call.name === "refund",
+        })
+        yield* Layer.build(
+          agent.layer({
+            send: scripted([calls(ToolCall.make("call_r", "refund", "{}")), text("Refunded.")])
+              .send,
+            toolbox: counted().tools,
+            onApproval: (request) => Queue.offer(asked, request).pipe(Effect.asVoid),
+          }),
+        )
+        yield* agent.start("traced-1", question).pipe(Effect.withSpan("handle ticket"))
+        const request = yield* Queue.take(asked)
+        yield* DurableLoop.approve(request.token, request.call, Approval.allow)
+        const result = yield* agent.run("traced-1", question)
+        expect(result.text).toBe("Refunded.")
 
-      const spans = exporter.getFinishedSpans()
-      const root = spans.find((span) => span.name === "handle ticket")!
-      const agents = spans.filter((span) => span.name === "invoke_agent")
-      // Suspended at the approval, then run again from storage once it came.
-      expect(agents.length).toBeGreaterThanOrEqual(2)
-      for (const span of agents) {
-        expect(span.spanContext().traceId).toBe(root.spanContext().traceId)
-        expect(span.parentSpanContext?.spanId).toBe(root.spanContext().spanId)
-      }
-      const tool = spans.find((span) => span.name === "execute_tool refund")!
-      expect(tool.spanContext().traceId).toBe(root.spanContext().traceId)
-    }).pipe(Effect.scoped, Effect.provide(Layer.merge(WorkflowEngine.layerMemory, layer)))
-  })
+        const spans = exporter.getFinishedSpans()
+        const root = spans.find((span) => span.name === "handle ticket")!
+        const agents = spans.filter((span) => span.name === "invoke_agent")
+        // Suspended at the approval, then run again from storage once it came.
+        expect(agents.length).toBeGreaterThanOrEqual(2)
+        for (const span of agents) {
+          expect(span.spanContext().traceId).toBe(root.spanContext().traceId)
+          expect(span.parentSpanContext?.spanId).toBe(root.spanContext().spanId)
+        }
+        const tool = spans.find((span) => span.name === "execute_tool refund")!
+        expect(tool.spanContext().traceId).toBe(root.spanContext().traceId)
+      }).pipe(Effect.scoped, Effect.provide(Layer.merge(WorkflowEngine.layerMemory, layer)))
+    },
+  )
 })
