@@ -16,9 +16,12 @@ const overStdio = (options: McpToolbox.Options = {}) =>
     options,
   )
 
-/** The same server over Streamable HTTP on 127.0.0.1, in a child process, until the Scope closes. */
+/**
+ * The same server over Streamable HTTP on 127.0.0.1, in a child process, until the Scope closes;
+ * the release waits for the process to have exited, which `assertNoChildLeft` checks next.
+ */
 const overHttp = Effect.acquireRelease(
-  Effect.callback<{ readonly url: string; readonly stop: () => void }>((resume) => {
+  Effect.callback<{ readonly url: string; readonly stop: () => Promise<unknown> }>((resume) => {
     // Its stderr is left out: the SDK's server warns there of the tool it marks wrongly on purpose.
     const child = spawn(process.execPath, [inputServer, "http"], {
       stdio: ["ignore", "pipe", "ignore"],
@@ -31,13 +34,18 @@ const overHttp = Effect.acquireRelease(
         resume(
           Effect.succeed({
             url: `http://127.0.0.1:${match[1]}/mcp`,
-            stop: () => child.kill("SIGKILL"),
+            stop: () => {
+              if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+              const exited = new Promise((resolve) => child.once("exit", resolve))
+              child.kill("SIGKILL")
+              return exited
+            },
           }),
         )
       }
     })
   }),
-  ({ stop }) => Effect.sync(stop),
+  ({ stop }) => Effect.promise(stop),
 )
 
 /** A user who answers every form with `ask`. */
