@@ -2,7 +2,7 @@ import { afterEach, assert, describe, it } from "@effect/vitest"
 import { InMemoryTransport } from "@modelcontextprotocol/client"
 import { InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { Toolbox, ToolCall } from "@svir/core"
+import { IdempotencyKey, Toolbox, ToolCall } from "@svir/core"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { McpToolbox } from "../src/index.js"
@@ -20,10 +20,12 @@ class CountingStore extends InMemoryTaskStore {
 /**
  * A server with one tool, `slow`, that runs as a task (taskSupport "required") and asks to be
  * polled every 10 s; the test ends its task through `store`. Reached over InMemoryTransport.
+ * `keys` are the idempotency keys in the `_meta` of the requests that started the tasks.
  */
 const taskServer = () => {
   const store = new CountingStore()
   const taskIds: Array<string> = []
+  const keys: Array<unknown> = []
   const open = async () => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     const server = new McpServer(
@@ -38,6 +40,7 @@ const taskServer = () => {
       { description: "Takes as long as the test says.", execution: { taskSupport: "required" } },
       {
         createTask: async (extra) => {
+          keys.push(extra._meta?.["svir/idempotencyKey"])
           const task = await extra.taskStore.createTask({ pollInterval: 10_000 })
           taskIds.push(task.taskId)
           return { task }
@@ -50,7 +53,7 @@ const taskServer = () => {
     await server.connect(serverSide)
     return clientSide
   }
-  return { open, store, taskIds }
+  return { open, store, taskIds, keys }
 }
 
 /** Moves the test clock a second at a time, letting the in-memory messages through, until `done`. */
@@ -118,6 +121,22 @@ describe("McpToolbox calls a tool that runs as a task", () => {
       yield* Fiber.interrupt(fiber)
       const task = yield* Effect.promise(() => store.getTask(taskIds[0]!))
       assert.strictEqual(task?.status, "cancelled")
+    }).pipe(Effect.scoped),
+  )
+
+  it.effect("the tools/call that starts the task carries the call's idempotency key (D54)", () =>
+    Effect.gen(function* () {
+      const { open, keys } = taskServer()
+      const toolbox = yield* McpToolbox.fromTransport({ open })
+      const keyed = yield* Effect.forkChild(
+        IdempotencyKey.within(toolbox.call(ToolCall.make("c1", "slow")), "run-1/3/call_1"),
+      )
+      yield* until(() => keys.length === 1)
+      const plain = yield* Effect.forkChild(toolbox.call(ToolCall.make("c2", "slow")))
+      yield* until(() => keys.length === 2)
+      assert.deepStrictEqual(keys, ["run-1/3/call_1", undefined])
+      yield* Fiber.interrupt(keyed)
+      yield* Fiber.interrupt(plain)
     }).pipe(Effect.scoped),
   )
 

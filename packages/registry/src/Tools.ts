@@ -53,6 +53,11 @@ export type Output = Entry.Output
  * Promise can stop its work: pass it on to `fetch` and the like. The call's result never waits
  * for the Promise after that.
  *
+ * `idempotencyKey` is the call's `IdempotencyKey.Current` from `@svir/core`, read when the
+ * handler is called: a durable run (`@svir/workflow`) sets the same key each time it runs one
+ * call again after a crash, so a handler with an effect on the world (a payment, an email) can
+ * pass it on and have that effect once. `undefined` when the caller set none.
+ *
  * @example
  * ```ts
  * import { Schema } from "effect"
@@ -64,6 +69,28 @@ export type Output = Entry.Output
  *   Tools.add("page", "Fetch a web page.", Page, async ({ url }, _call, { signal }) => {
  *     const response = await fetch(url, { signal })
  *     return response.text()
+ *   }),
+ * )
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Tools } from "@svir/registry"
+ *
+ * const Refund = Schema.Struct({ order: Schema.String })
+ *
+ * const tools = Tools.empty.pipe(
+ *   Tools.add("refund", "Refund an order.", Refund, async ({ order }, _call, options) => {
+ *     const headers: Record<string, string> = { "content-type": "application/json" }
+ *     if (options.idempotencyKey !== undefined) headers["idempotency-key"] = options.idempotencyKey
+ *     const response = await fetch("https://payments.example/refunds", {
+ *       method: "POST",
+ *       headers,
+ *       body: JSON.stringify({ order }),
+ *       signal: options.signal,
+ *     })
+ *     return response.status === 200 ? "refunded" : `refund failed: ${response.status}`
  *   }),
  * )
  * ```

@@ -15,7 +15,8 @@ import type * as Tools from "./Tools.js"
 
 /**
  * A handler of a toolset: the shared state comes first, then the decoded arguments, the call and
- * the {@link Tools.HandlerOptions} (the signal that tells a Promise handler its call was stopped).
+ * the {@link Tools.HandlerOptions} (the signal that tells a Promise handler its call was stopped,
+ * and the call's idempotency key).
  *
  * @since 0.2.0
  * @category models

@@ -13,11 +13,12 @@ class Workspace extends Context.Service<Workspace, { readonly root: string }>()(
 
 describe("Tools.add", () => {
   test("the handler's arguments are the Effect Schema's Type", () => {
-    Tools.add("search", "Search.", Search, (args, call, { signal }) => {
+    Tools.add("search", "Search.", Search, (args, call, { signal, idempotencyKey }) => {
       expect(args).type.toBe<{ readonly query: string; readonly limit?: number }>()
       expect(args).type.toBe<typeof Search.Type>()
       expect(call).type.toBe<ToolCall.ToolCall>()
       expect(signal).type.toBe<AbortSignal>()
+      expect(idempotencyKey).type.toBe<string | undefined>()
       return args.query
     })
   })

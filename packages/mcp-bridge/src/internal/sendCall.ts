@@ -6,13 +6,15 @@ import {
   specTypeSchemas,
   withInputRequired,
 } from "@modelcontextprotocol/client"
-import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
+import { IdempotencyKey, Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpTraceContext from "effect/http/HttpTraceContext"
 import type * as Tracer from "effect/Tracer"
 import type * as Content from "../Content.js"
+import { callMeta } from "./callMeta.js"
 import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { CallSignal } from "./callSignal.js"
@@ -132,17 +134,14 @@ const compileCheck = (
         }),
       )
 
-/** SEP-414: the span's W3C trace context as `_meta` of the request, when it is to be sent. */
-const traceMeta = (
+/** SEP-414: the span's W3C trace context, for `_meta` of the request, when it is to be sent. */
+const traceparentOf = (
   settings: CallSettings,
   span: Tracer.Span | undefined,
-): { readonly _meta?: { readonly traceparent: string } } => {
-  const traceparent =
-    settings.propagateTraceContext && span !== undefined
-      ? HttpTraceContext.toHeaders(span).traceparent
-      : undefined
-  return traceparent === undefined ? {} : { _meta: { traceparent } }
-}
+): string | undefined =>
+  settings.propagateTraceContext && span !== undefined
+    ? HttpTraceContext.toHeaders(span).traceparent
+    : undefined
 
 /** What a retried `tools/call` adds to its params (2026-07-28): the answers, the server's state. */
 interface Answers {
@@ -235,12 +234,17 @@ const sendLeg = (
       // Each progress notification gives the call its whole time limit again: the caller's, as the SDK's own (D39).
       const progressed = () => Effect.runSyncWith(context)(Toolbox.progressed)
       const pending = new PendingCall(call, connection, settings, resume, mayResend, progressed)
+      // The same key on every request of the call: each round of answers, a resend (D54).
+      const meta = callMeta(
+        traceparentOf(settings, span),
+        Context.get(context, IdempotencyKey.Current),
+      )
       // `request`, not `callTool`: the bridge checks structured content itself (D42).
       connection.client
         .request(
           {
             method: "tools/call",
-            params: { name: serverName, arguments: args, ...traceMeta(settings, span), ...answers },
+            params: { name: serverName, arguments: args, ...meta, ...answers },
           },
           resultOrInputRequired,
           {

@@ -1,8 +1,9 @@
 import { specTypeSchemas, type Task } from "@modelcontextprotocol/client"
-import { Toolbox, type ToolCall, type ToolResult } from "@svir/core"
+import { IdempotencyKey, Toolbox, type ToolCall, type ToolResult } from "@svir/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Content from "../Content.js"
+import { callMeta } from "./callMeta.js"
 import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { callFailureOf, describeCallFailure } from "./failure.js"
@@ -79,12 +80,17 @@ export const sendTask = (
       }
     }
   }
-  const run = Effect.tryPromise((signal) =>
-    client.request(
-      // A task-augmented request carries `task` in its params (MCP 2025-11-25, tasks).
-      { method: "tools/call", params: { name: serverName, arguments: args, task: {} } },
-      specTypeSchemas.CreateTaskResult,
-      options(signal),
+  const run = Effect.flatMap(IdempotencyKey.get, (key) =>
+    Effect.tryPromise((signal) =>
+      client.request(
+        {
+          method: "tools/call",
+          // A task-augmented request carries `task` in its params (MCP 2025-11-25, tasks).
+          params: { name: serverName, arguments: args, task: {}, ...callMeta(undefined, key) },
+        },
+        specTypeSchemas.CreateTaskResult,
+        options(signal),
+      ),
     ),
   ).pipe(
     Effect.tap(() => Toolbox.progressed),

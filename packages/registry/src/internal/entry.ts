@@ -1,4 +1,5 @@
-import { type Tool, ToolCall, ToolResult } from "@svir/core"
+import { IdempotencyKey, type Tool, ToolCall, ToolResult } from "@svir/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -167,13 +168,24 @@ const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
 export interface HandlerOptions {
   /** Aborted when the call is stopped: its timeout passed, or it was interrupted. */
   readonly signal: AbortSignal
+  /** The call's `IdempotencyKey.Current` when the handler was called; `undefined` for none. */
+  readonly idempotencyKey: string | undefined
 }
 
 /**
- * The signal of one call. Its AbortController is made when a handler first reads `signal`: one
- * costs microseconds, more than a whole call of a handler that answers at once (R5).
+ * The options of one call. The key is that of the services of the fiber that calls the handler,
+ * kept as they are then (a Context does not change), since a Promise handler may read it after
+ * that fiber has moved on; it is looked up only when read, as most handlers never do. The
+ * AbortController is made when a handler first reads `signal`: one costs microseconds, more than
+ * a whole call of a handler that answers at once (R5).
  */
-class CallSignal implements HandlerOptions {
+class CallHandlerOptions implements HandlerOptions {
+  private readonly context = Fiber.getCurrent()?.context
+  get idempotencyKey(): string | undefined {
+    return this.context === undefined
+      ? undefined
+      : Context.get(this.context, IdempotencyKey.Current)
+  }
   private controller: AbortController | undefined = undefined
   private stopped = false
   get signal(): AbortSignal {
@@ -196,7 +208,7 @@ export type Handler<A, E, R> = (
 ) => Output | PromiseLike<Output> | Effect.Effect<Output, E, R>
 
 const answer = <A, E, R>(handler: Handler<A, E, R>, args: A, call: ToolCall.ToolCall): Reply<R> => {
-  const options = new CallSignal()
+  const options = new CallHandlerOptions()
   let output: ReturnType<Handler<A, E, R>>
   try {
     output = handler(args, call, options)
