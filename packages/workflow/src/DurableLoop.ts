@@ -10,6 +10,7 @@
 import {
   type Completion,
   Guard,
+  IdempotencyKey,
   type Request,
   SvirError,
   type Toolbox,
@@ -34,7 +35,6 @@ import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as Workflow from "effect/workflow/Workflow"
 import type { WorkflowEngine, WorkflowInstance } from "effect/workflow/WorkflowEngine"
 import { argumentsDigest } from "./internal/digest.js"
-import * as IdempotencyKey from "./internal/keyStub.js"
 
 /**
  * A model call that failed for good: after the retries its kind allows, or at once for a kind

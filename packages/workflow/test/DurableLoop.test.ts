@@ -1,5 +1,5 @@
 import { describe, it } from "@effect/vitest"
-import { Completion, Request, SvirError, Tool, ToolCall } from "@svir/core"
+import { Completion, IdempotencyKey, Request, SvirError, Tool, ToolCall } from "@svir/core"
 import { Approval, Loop, Stop } from "@svir/loop"
 import { Tools } from "@svir/registry"
 import { Effect, Exit, Fiber, Layer, Option, Queue, Schema } from "effect"
@@ -243,6 +243,35 @@ describe("DurableLoop approvals", () => {
 })
 
 describe("DurableLoop replays", () => {
+  it.effect("gives each tool call's handler the key of the run, the step and the call (D4)", () =>
+    Effect.gen(function* () {
+      const keys: Array<string | undefined> = []
+      const tools = Tools.empty.pipe(
+        Tools.add(
+          "lookup",
+          "Find an order by its number.",
+          Schema.Struct({ id: Schema.Int }),
+          ({ id }, _call, { idempotencyKey }) => {
+            keys.push(idempotencyKey)
+            return `order ${id} is shipped`
+          },
+        ),
+      )
+      const agent = DurableLoop.make("keyed", { maxSteps: 8 })
+      yield* Layer.build(agent.layer({ send: scripted(script).send, toolbox: tools }))
+      const executionId = yield* agent.start("keyed-1", question)
+      const result = yield* agent.run("keyed-1", question)
+      expect(result.text).toBe("All shipped.")
+      expect(keys).toEqual([
+        `${executionId}/0/call_1`,
+        `${executionId}/1/call_2`,
+        `${executionId}/1/call_3`,
+      ])
+      // Outside the run's calls no key is set.
+      expect(yield* IdempotencyKey.get).toBeUndefined()
+    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
   it.effect("read the model's answer from storage, with the call ids it invented", () =>
     Effect.gen(function* () {
       let sent = 0
