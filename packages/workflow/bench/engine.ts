@@ -12,17 +12,6 @@ import * as Digest from "effect/crypto/Digest"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Statement from "effect/sql/Statement"
 
-/**
- * The poll intervals of test/cluster.ts; the shard locks at Effect's defaults (refreshed every
- * 10 s, expired after 35 s), since test/cluster.ts's 1 s and 4 s lost shards under bench load.
- */
-export interface Timings {
-  readonly messagePoll: string
-  readonly replyPoll: string
-}
-
-export const testTimings: Timings = { messagePoll: "100 millis", replyPoll: "50 millis" }
-
 /** Statements sent, by their first words (`SELECT ... FROM cluster_messages`, ...). */
 export const statements = new Map<string, number>()
 
@@ -49,17 +38,19 @@ const counting: Statement.Transformer = (statement) =>
 /**
  * Effect's workflow engine on its cluster, on PostgreSQL at `url`: a runner at `port` (an
  * address only: runners talk through the database), or a client that runs nothing (`port`
- * undefined). Every statement of the engine goes through the counter.
+ * undefined). Every statement of the engine goes through the counter. The poll intervals are
+ * those of test/cluster.ts; the shard locks are at Effect's defaults (refreshed every 10 s,
+ * expired after 35 s), since test/cluster.ts's 1 s and 4 s lost shards under bench load.
  */
-export const engine = (url: string, port: number | undefined, timings: Timings = testTimings) =>
+export const engine = (url: string, port: number | undefined) =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(
       SingleRunner.layer({
         shardingConfig: {
           runnerAddress:
             port === undefined ? Option.none() : Option.some(RunnerAddress.make("127.0.0.1", port)),
-          entityMessagePollInterval: timings.messagePoll,
-          entityReplyPollInterval: timings.replyPoll,
+          entityMessagePollInterval: "100 millis",
+          entityReplyPollInterval: "50 millis",
           refreshAssignmentsInterval: "200 millis",
           shardLockRefreshInterval: "10 seconds",
           shardLockExpiration: "35 seconds",
