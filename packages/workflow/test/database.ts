@@ -8,7 +8,10 @@ import { Effect, Redacted } from "effect"
 import { postgresUrl } from "../../../test/postgres.js"
 
 /** Runs `use` with a client of the database at `url`, closed after. */
-const withClient = <A>(url: string, use: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
+export const withClient = <A>(
+  url: string,
+  use: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>,
+) =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
     return yield* use(sql)

@@ -234,8 +234,14 @@ layer(
         expect(refused?.headers["x-tenant-key"]).toBe(secrets.tenantKey)
         expect(ranFor(Runners.lines(config.log), "call_i0").length).toBe(1)
 
-        const { rows, found } = yield* Database.scan(setup.databaseUrl, Object.values(secrets))
-        expect(found).toEqual([])
+        // A tool's answer is a control: the scan reads what the runs stored, and finds it.
+        const control = "order 42 is shipped"
+        const { rows, found } = yield* Database.scan(setup.databaseUrl, [
+          ...Object.values(secrets),
+          control,
+        ])
+        expect(found.filter((where) => where.needle !== control)).toEqual([])
+        expect(found.some((where) => where.table === "cluster_replies")).toBe(true)
         // Not vacuous: the messages and replies of every run of this file were read.
         expect(rows.cluster_messages).toBeGreaterThan(10)
         expect(rows.cluster_replies).toBeGreaterThan(10)
