@@ -183,6 +183,7 @@ layer(
         expect(ranFor(lines, "call_s0").map((line) => line.pid)).toEqual([first.pid])
         const shipped = ranFor(lines, "call_s1")
         expect(shipped.map((line) => line.pid)).toEqual([first.pid, second.pid])
+        // Run again with the key of the first run (D4).
         expect(shipped[1]?.key).toBe(shipped[0]?.key)
       }).pipe(Effect.scoped),
     timeout,

@@ -36,8 +36,8 @@ const killed = (child: ChildProcess): Effect.Effect<void> =>
   })
 
 /**
- * Starts a runner and waits for its `ready`. Its stderr is kept, and written out only when the
- * test fails; the process is killed when the scope closes.
+ * Starts a runner and waits for its `ready`. What it writes (Effect's log lines go to stdout) is
+ * kept, and written out only when the test fails; the process is killed when the scope closes.
  */
 export const start = (test: TestContext, name: string, config: RunnerConfig) =>
   Effect.acquireRelease(
@@ -60,7 +60,9 @@ export const start = (test: TestContext, name: string, config: RunnerConfig) =>
         stderr += part
       })
       test.onTestFailed(() => {
-        process.stderr.write(`== runner ${name} (pid ${child.pid}), stderr:\n${stderr}\n`)
+        process.stderr.write(
+          `== runner ${name} (pid ${child.pid})\n-- stdout:\n${stdout}\n-- stderr:\n${stderr}\n`,
+        )
       })
       return { child, stdout: () => stdout, stderr: () => stderr }
     }),
