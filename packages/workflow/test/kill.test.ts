@@ -171,7 +171,7 @@ layer(
         const expected = yield* undisturbed("ship", ship)
 
         const first = yield* Runners.start(test, "first", config)
-        yield* agent.start("ship-1", question(ship))
+        const executionId = yield* agent.start("ship-1", question(ship))
         yield* Runners.untilLogged(config.log, (lines) => ranFor(lines, "call_s1")[0])
         yield* first.kill
         writeFileSync(config.gate, "")
@@ -184,7 +184,10 @@ layer(
         const shipped = ranFor(lines, "call_s1")
         expect(shipped.map((line) => line.pid)).toEqual([first.pid, second.pid])
         // Run again with the key of the first run (D4).
-        expect(shipped[1]?.key).toBe(shipped[0]?.key)
+        expect(shipped.map((line) => line.key)).toEqual([
+          `${executionId}/1/call_s1`,
+          `${executionId}/1/call_s1`,
+        ])
       }).pipe(Effect.scoped),
     timeout,
   )
