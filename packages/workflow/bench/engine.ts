@@ -4,13 +4,10 @@
  * statements it sends.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
-import * as ClusterWorkflowEngine from "effect/cluster/ClusterWorkflowEngine"
-import * as RunnerAddress from "effect/cluster/RunnerAddress"
-import * as SingleRunner from "effect/cluster/SingleRunner"
-import * as Digest from "effect/crypto/Digest"
+import { Effect, Layer, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Statement from "effect/sql/Statement"
+import { engine as cluster } from "../test/cluster.js"
 
 /** Statements sent, by their first words (`SELECT ... FROM cluster_messages`, ...). */
 export const statements = new Map<string, number>()
@@ -36,29 +33,13 @@ const counting: Statement.Transformer = (statement) =>
   })
 
 /**
- * Effect's workflow engine on its cluster, on PostgreSQL at `url`: a runner at `port` (an
- * address only: runners talk through the database), or a client that runs nothing (`port`
- * undefined). Every statement of the engine goes through the counter. The poll intervals are
- * those of test/cluster.ts; the shard locks are at Effect's defaults (refreshed every 10 s,
- * expired after 35 s), since test/cluster.ts's 1 s and 4 s lost shards under bench load.
+ * Effect's cluster workflow engine on PostgreSQL as the tests build it (test/cluster.ts), with
+ * every statement going through the counter: a runner at `port`, or a client that runs nothing
+ * (`port` undefined). The shard locks are at Effect's defaults (refreshed every 10 s, expired
+ * after 35 s), since the tests' quick 1 s and 4 s lost shards under bench load.
  */
 export const engine = (url: string, port: number | undefined) =>
-  ClusterWorkflowEngine.layer.pipe(
-    Layer.provideMerge(
-      SingleRunner.layer({
-        shardingConfig: {
-          runnerAddress:
-            port === undefined ? Option.none() : Option.some(RunnerAddress.make("127.0.0.1", port)),
-          entityMessagePollInterval: "100 millis",
-          entityReplyPollInterval: "50 millis",
-          refreshAssignmentsInterval: "200 millis",
-          shardLockRefreshInterval: "10 seconds",
-          shardLockExpiration: "35 seconds",
-        },
-      }),
-    ),
-    Layer.provide(Digest.layerWebCrypto),
-    Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 8 })),
+  cluster(url, port, { shardLockRefresh: "10 seconds", shardLockExpiration: "35 seconds" }).pipe(
     Layer.provide(Layer.succeed(Statement.CurrentTransformer, counting)),
   )
 
