@@ -58,11 +58,11 @@ describe("complete and stream", () => {
 
   it.live("sends to the path of the codec it is given", () =>
     Effect.gen(function* () {
-      const codec = { ...OpenAiCodec.make(), path: "/responses" }
+      const codec = { ...OpenAiCodec.make(), path: "/unrouted" }
       const { server, client } = yield* serverAndClient([Answer.text("unused")], { codec })
       const error = yield* failure(client.complete(hello))
       assert.strictEqual(error.status, 404)
-      assert.strictEqual(server.requests[0]!.path, "/v1/responses")
+      assert.strictEqual(server.requests[0]!.path, "/v1/unrouted")
     }),
   )
 

@@ -1,6 +1,6 @@
 /**
  * The `svir-conformance` command:
- * `svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] [PATH...|--cases openai|anthropic]`
+ * `svir-conformance [--codec openai|anthropic|openai-responses|./module.js] [--mode strict|lenient] [--allow-outside] [PATH...|--cases openai|anthropic|openai-responses]`
  * prints one line
  * per failed check (and per check not run) and a last line `N passed, M failed` (with
  * `, K not run` when one was not run).
@@ -25,7 +25,7 @@ import * as Suites from "./Suites.js"
  * @since 0.2.0
  * @category constants
  */
-export const usage = `usage: svir-conformance [--codec openai|anthropic|./module.js] [--mode strict|lenient] [--allow-outside] [PATH...|--cases openai|anthropic]
+export const usage = `usage: svir-conformance [--codec openai|anthropic|openai-responses|./module.js] [--mode strict|lenient] [--allow-outside] [PATH...|--cases openai|anthropic|openai-responses]
 
 Runs the conformance cases in each PATH (a .json case file or a folder of them) against a codec:
 every streamed decoder case at strides of 1, 3 and 8192 bytes and whole (and its own chunks),
@@ -35,9 +35,13 @@ a PATH, runs the cases that ship with this kit for the wire of --cases, or of a 
 
   --codec openai       @svir/openai-codec (the default; install it next to this kit)
   --codec anthropic    @svir/anthropic (install it next to this kit)
+  --codec openai-responses
+                       @svir/openai-responses (install it next to this kit)
   --codec ./codec.js   a module of yours that exports make(options) returning a Codec
   --cases openai       the shipped Chat Completions cases (decoder, encoder, svir's own)
   --cases anthropic    the shipped Messages cases (decoder, encoder)
+  --cases openai-responses
+                       the shipped Responses cases (decoder, encoder)
   --mode M             run only the expectations in mode M (both by default)
   --allow-outside      read recordings outside the PATH they belong to (by default a case's
                        recording must be a regular file inside its PATH, or the folder of a
@@ -165,6 +169,7 @@ const parseCommandLine = (args: ReadonlyArray<string>) =>
 const firstParty: Readonly<Record<string, { readonly pkg: string; readonly namespace: string }>> = {
   openai: { pkg: "@svir/openai-codec", namespace: "OpenAiCodec" },
   anthropic: { pkg: "@svir/anthropic", namespace: "AnthropicCodec" },
+  "openai-responses": { pkg: "@svir/openai-responses", namespace: "ResponsesCodec" },
 }
 
 const isMissing = (cause: unknown, specifier: string): boolean =>
@@ -206,8 +211,9 @@ const factoryOf = (module: unknown): unknown => {
 }
 
 /**
- * Loads the codec factory named on the command line: `openai` imports `@svir/openai-codec` and
- * `anthropic` imports `@svir/anthropic`; any other value is the path of a module (from `cwd`)
+ * Loads the codec factory named on the command line: `openai` imports `@svir/openai-codec`,
+ * `anthropic` imports `@svir/anthropic` and `openai-responses` imports `@svir/openai-responses`;
+ * any other value is the path of a module (from `cwd`)
  * that exports `make(options)`.
  *
  * @since 0.2.0

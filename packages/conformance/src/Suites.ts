@@ -2,24 +2,28 @@
  * The cases that ship with the kit, one suite per first-party wire: the decoder cases (answers
  * and streams as real servers sent them, each saying why it matters) and the encoder cases, with
  * the recordings they read. A codec of either wire, first-party or not, runs them with
- * `svir-conformance --cases openai` (or `anthropic`), or with {@link CaseFiles.run} and
+ * `svir-conformance --cases openai` (or `anthropic`, `openai-responses`), or with {@link CaseFiles.run} and
  * `describeCases` given a suite's `paths` and `root`.
  *
  * The files are in the package's `cases` folder: `openai/decoder` (Chat Completions), `openai/svir`
  * (the decoder and encoder cases of svir, the Rust crate, and the recordings they read),
- * `anthropic/decoder`, `anthropic/encoder` and `anthropic/recordings` (Messages).
+ * `anthropic/decoder`, `anthropic/encoder` and `anthropic/recordings` (Messages),
+ * `openai-responses/decoder`, `openai-responses/encoder` and `openai-responses/recordings`
+ * (Responses), with the Open Responses specification the recordings are checked against
+ * (`openai-responses/spec`).
  *
  * @since 0.2.0
  */
 import { fileURLToPath } from "node:url"
 
 /**
- * A wire whose cases ship with the kit: `openai` (Chat Completions) or `anthropic` (Messages).
+ * A wire whose cases ship with the kit: `openai` (Chat Completions), `anthropic` (Messages) or
+ * `openai-responses` (Responses).
  *
  * @since 0.2.0
  * @category models
  */
-export type Wire = "openai" | "anthropic"
+export type Wire = "openai" | "anthropic" | "openai-responses"
 
 /**
  * The wires whose cases ship with the kit.
@@ -27,7 +31,7 @@ export type Wire = "openai" | "anthropic"
  * @since 0.2.0
  * @category constants
  */
-export const wires: ReadonlyArray<Wire> = ["openai", "anthropic"]
+export const wires: ReadonlyArray<Wire> = ["openai", "anthropic", "openai-responses"]
 
 /**
  * Whether a name is one of {@link wires}.
@@ -61,6 +65,7 @@ export interface Suite {
 const folders: Readonly<Record<Wire, ReadonlyArray<string>>> = {
   openai: ["decoder", "svir/decoder", "svir/encoder"],
   anthropic: ["decoder", "encoder"],
+  "openai-responses": ["decoder", "encoder"],
 }
 
 /**

@@ -179,7 +179,10 @@ describe("svir-conformance", () => {
         const withPath = yield* Cli.parse(["--codec", "anthropic", "mine"])
         assert.isUndefined(withPath.cases)
         const unknown = yield* Effect.flip(Cli.parse(["--cases", "gemini"]))
-        assert.include(unknown.message, "--cases must be one of openai, anthropic, not gemini")
+        assert.include(
+          unknown.message,
+          "--cases must be one of openai, anthropic, openai-responses, not gemini",
+        )
         const both = yield* Effect.flip(Cli.parse(["--cases", "openai", "mine"]))
         assert.include(both.message, "give PATHs or --cases, not both")
         // The toy codec speaks another wire: the shipped cases are read and run, and fail.

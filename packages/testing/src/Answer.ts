@@ -8,7 +8,8 @@
 
 /**
  * A call the scripted model makes. `arguments` is the JSON text sent (an object is written as
- * JSON); it defaults to `"{}"`. `id` defaults to a fresh `call_<n>`.
+ * JSON); it defaults to `"{}"`. `id` defaults to a fresh `call_<n>` (`toolu_<n>` on Messages); on
+ * Responses it is the item's `call_id`.
  *
  * @since 0.2.0
  * @category models
@@ -21,7 +22,10 @@ export interface Call {
 
 /**
  * The quirks of real servers and the faults of real networks, on request. Each one is off unless
- * set. Set them on one answer, or on the server for every reply.
+ * set. Set them on one answer, or on the server for every reply. Those of Chat Completions' chunks
+ * (`parallelAtIndexZero`, `missingIds`, `argumentsAsObject`, `wholeCallInOneChunk`, `noDone`,
+ * `reasoningField`) are not used on Messages and Responses; `keepAliveComments` is not used on
+ * Messages.
  *
  * @since 0.2.0
  * @category models
@@ -62,9 +66,15 @@ export interface Quirks {
  * @category models
  */
 export interface ReplyOptions {
-  /** The finish reason; `tool_calls` when there are calls, else `stop`. */
+  /**
+   * The finish reason; `tool_calls` when there are calls, else `stop`. On Responses, `length` and
+   * `content_filter` make the response `incomplete` (`max_output_tokens`, `content_filter`).
+   */
   readonly finish?: "stop" | "tool_calls" | "length" | "content_filter" | undefined
-  /** Token counts; estimated from the lengths of the texts when not given. */
+  /**
+   * Token counts; estimated from the lengths of the texts when not given. On Responses, the
+   * `reasoning_tokens` within `output` are estimated from the reasoning's length.
+   */
   readonly usage?: { readonly input: number; readonly output: number } | undefined
   /** Characters per streamed piece of text, reasoning or arguments (default: the server's, 8). */
   readonly chunkSize?: number | undefined
@@ -73,8 +83,9 @@ export interface ReplyOptions {
 }
 
 /**
- * An answer of the model: text, reasoning and calls. Streamed as Chat Completions chunks when the
- * request asks for a stream, else one JSON body.
+ * An answer of the model: text, reasoning and calls. Streamed in the events of the wire the request
+ * was posted to (Chat Completions chunks, Messages or Responses events) when the request asks for a
+ * stream, else one JSON body.
  *
  * @since 0.2.0
  * @category models
@@ -243,7 +254,8 @@ export const status = (
 }
 
 /**
- * An HTTP error in the shape OpenAI uses: `{"error": {"message", "type", "code"}}`.
+ * An HTTP error in the shape OpenAI uses on Chat Completions and Responses:
+ * `{"error": {"message", "type", "code", "param"}}`.
  *
  * @example
  * ```ts
@@ -252,6 +264,7 @@ export const status = (
  * Answer.error(400, "This model's maximum context length is 8192 tokens", {
  *   code: "context_length_exceeded",
  * })
+ * Answer.error(400, "Invalid type for 'input'", { param: "input" })
  * ```
  *
  * @since 0.2.0
@@ -263,6 +276,8 @@ export const error = (
   options: {
     readonly code?: string | undefined
     readonly type?: string | undefined
+    /** The request parameter the error is about (default `null`). */
+    readonly param?: string | undefined
     readonly headers?: Readonly<Record<string, string>> | undefined
     readonly stallBody?: boolean | undefined
   } = {},
@@ -270,7 +285,12 @@ export const error = (
   status(
     code,
     {
-      error: { message, type: options.type ?? "invalid_request_error", code: options.code ?? null },
+      error: {
+        message,
+        type: options.type ?? "invalid_request_error",
+        code: options.code ?? null,
+        param: options.param ?? null,
+      },
     },
     { headers: options.headers, stallBody: options.stallBody },
   )

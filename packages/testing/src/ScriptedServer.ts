@@ -2,10 +2,12 @@
  * A scripted server on 127.0.0.1, for testing a tool-calling loop without a model. Each
  * `POST /v1/chat/completions` (or `/chat/completions`) takes the next answer of the script and
  * gets it as Chat Completions; each `POST /v1/messages` (or `/messages`) as Anthropic's Messages
- * API (thinking, text and `tool_use` blocks, `message_start` to `message_stop`; the quirks of
- * line ends, delays and faults apply, those of Chat Completions' chunks do not). `GET /v1/models`
- * lists the models in a body both wires read. Every request is recorded, so a test can check what
- * was sent.
+ * API (thinking, text and `tool_use` blocks, `message_start` to `message_stop`); each
+ * `POST /v1/responses` (or `/responses`) as OpenAI's Responses API (reasoning, message and
+ * `function_call` items, `response.created` to `response.completed`). On Messages and Responses
+ * the quirks of line ends, delays and faults apply, those of Chat Completions' chunks do not.
+ * `GET /v1/models` lists the models in a body every wire reads. Every request is recorded, so a
+ * test can check what was sent.
  *
  * @since 0.2.0
  * @module
@@ -18,6 +20,7 @@ import type * as Scope from "effect/Scope"
 import type * as Answer from "./Answer.js"
 import * as ChatBodies from "./internal/chatBodies.js"
 import * as MessagesBodies from "./internal/messagesBodies.js"
+import * as ResponsesBodies from "./internal/responsesBodies.js"
 
 /**
  * A request the server received: method, path, headers (names in lower case), the body as text
@@ -82,7 +85,7 @@ export interface ScriptedServer {
   readonly url: string
   /** Every request received, in order of arrival. */
   readonly requests: ReadonlyArray<RecordedRequest>
-  /** The parsed bodies of the requests that took an answer (either wire's), in order. */
+  /** The parsed bodies of the requests that took an answer (any wire's), in order. */
   readonly bodies: ReadonlyArray<unknown>
   /** How many answers of the script are left. */
   readonly remaining: number
@@ -271,7 +274,7 @@ class ServerState {
       },
       get bodies() {
         return state.records
-          .filter((record) => isChatPath(record.path) || isMessagesPath(record.path))
+          .filter((record) => wireOf(record.path) !== undefined)
           .map((record) => record.body)
       },
       get remaining() {
@@ -358,7 +361,7 @@ class ServerState {
   async route(record: MutableRecord, response: Http.ServerResponse): Promise<void> {
     if (
       this.options.scriptEveryRequest === true ||
-      (record.method === "POST" && (isChatPath(record.path) || isMessagesPath(record.path)))
+      (record.method === "POST" && wireOf(record.path) !== undefined)
     ) {
       this.chatRequests += 1
       const answer = this.script.shift()
@@ -370,7 +373,7 @@ class ServerState {
     }
     if (record.method === "GET" && (record.path === "/v1/models" || record.path === "/models")) {
       const names = [this.options.model ?? "scripted", ...(this.options.models ?? [])]
-      // One body that both wires' listings read: Chat Completions' and Messages' fields.
+      // One body that every wire's listing reads: OpenAI's fields and Anthropic's.
       return sendJson(response, 200, {
         object: "list",
         data: names.map((id) => ({
@@ -434,20 +437,19 @@ class ServerState {
     response: Http.ServerResponse,
   ): Promise<void> {
     const body = isObject(record.body) ? record.body : {}
-    const messages = isMessagesPath(record.path)
+    // A scripted request on another path (scriptEveryRequest) is answered as Chat Completions.
+    const wire = wireOf(record.path) ?? "chat"
     const resolved = ChatBodies.resolve(answer, {
-      id: messages ? `msg_scripted_${this.chatRequests}` : `chatcmpl-scripted-${this.chatRequests}`,
+      id: `${wires[wire].idPrefix}${this.chatRequests}`,
       model: this.options.model ?? "scripted",
       requestText: record.text,
       chunkSize: this.options.chunkSize ?? 8,
       quirks: this.options.quirks ?? {},
-      nextCallId: () => `${messages ? "toolu_" : "call_"}${++this.callIds}`,
+      nextCallId: () => `${wire === "messages" ? "toolu_" : "call_"}${++this.callIds}`,
     })
     const { quirks } = resolved
     if (body.stream !== true || quirks.notEventStream) {
-      const json = messages
-        ? MessagesBodies.messageJson(resolved)
-        : ChatBodies.completionJson(resolved)
+      const json = wholeBody(wire, resolved, body)
       response.writeHead(200, { "content-type": "application/json" })
       response.flushHeaders()
       if (quirks.firstTokenDelayMillis) await this.sleep(quirks.firstTokenDelayMillis)
@@ -460,12 +462,7 @@ class ServerState {
       response.end(json)
       return
     }
-    const streamOptions = isObject(body.stream_options) ? body.stream_options : {}
-    const events = messages
-      ? MessagesBodies.streamEvents(resolved).map((event) => MessagesBodies.sseEvent(event, quirks))
-      : ChatBodies.streamEvents(resolved, {
-          includeUsage: streamOptions.include_usage === true,
-        }).map((data) => ChatBodies.sseEvent(data, quirks))
+    const events = streamFrames(wire, resolved, body)
     response.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
@@ -523,10 +520,62 @@ const reset = (response: Http.ServerResponse): void => {
   else socket.destroy()
 }
 
-const isChatPath = (path: string): boolean =>
-  path === "/v1/chat/completions" || path === "/chat/completions"
+/** The wires the server speaks: the path each is posted to, and the prefix of its answers' ids. */
+const wires = {
+  chat: { path: "/chat/completions", idPrefix: "chatcmpl-scripted-" },
+  messages: { path: "/messages", idPrefix: "msg_scripted_" },
+  responses: { path: "/responses", idPrefix: "resp_scripted_" },
+} as const
 
-const isMessagesPath = (path: string): boolean => path === "/v1/messages" || path === "/messages"
+type Wire = keyof typeof wires
+
+/** The wire a path is posted to, with or without `/v1`. */
+const wireOf = (path: string): Wire | undefined => {
+  const bare = path.startsWith("/v1/") ? path.slice(3) : path
+  return (Object.keys(wires) as ReadonlyArray<Wire>).find((wire) => wires[wire].path === bare)
+}
+
+/** The whole body of a reply on a wire. */
+const wholeBody = (
+  wire: Wire,
+  reply: ChatBodies.Resolved,
+  request: Readonly<Record<string, unknown>>,
+): string => {
+  switch (wire) {
+    case "chat":
+      return ChatBodies.completionJson(reply)
+    case "messages":
+      return MessagesBodies.messageJson(reply)
+    case "responses":
+      return ResponsesBodies.responseJson(reply, ResponsesBodies.requestEcho(request))
+  }
+}
+
+/** The events of a streamed reply on a wire, each a whole Server-Sent Event. */
+const streamFrames = (
+  wire: Wire,
+  reply: ChatBodies.Resolved,
+  request: Readonly<Record<string, unknown>>,
+): ReadonlyArray<string> => {
+  const { quirks } = reply
+  switch (wire) {
+    case "chat": {
+      const streamOptions = isObject(request.stream_options) ? request.stream_options : {}
+      const includeUsage = streamOptions.include_usage === true
+      return ChatBodies.streamEvents(reply, { includeUsage }).map((data) =>
+        ChatBodies.sseEvent(data, quirks),
+      )
+    }
+    case "messages":
+      return MessagesBodies.streamEvents(reply).map((event) =>
+        MessagesBodies.sseEvent(event, quirks),
+      )
+    case "responses":
+      return ResponsesBodies.streamEvents(reply, ResponsesBodies.requestEcho(request)).map(
+        (event) => ResponsesBodies.sseEvent(event, quirks),
+      )
+  }
+}
 
 const sendJson = (response: Http.ServerResponse, status: number, body: unknown): void => {
   response.writeHead(status, { "content-type": "application/json" })

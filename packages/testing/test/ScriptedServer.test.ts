@@ -1,13 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Answer, ScriptedServer } from "../src/index.js"
-import { chat, joinChunks, sseData } from "./sse.js"
-
-const fetchText = (response: Promise<Response>) =>
-  Effect.promise(async () => {
-    const answered = await response
-    return { response: answered, body: await answered.text() }
-  })
+import { chat, fetchText, joinChunks, sseData } from "./sse.js"
 
 describe("ScriptedServer", () => {
   it.live("answers a whole JSON completion and records the request", () =>

@@ -1,3 +1,5 @@
+import { Effect } from "effect"
+
 /** The data of each event of an SSE body, for tests: comments and blank events are skipped. */
 export const sseData = (body: string): ReadonlyArray<string> =>
   body
@@ -67,4 +69,11 @@ export const chat = (url: string, body: Record<string, unknown>, init: RequestIn
       ...body,
     }),
     ...init,
+  })
+
+/** Waits for an answer and its whole body, as text. */
+export const fetchText = (response: Promise<Response>) =>
+  Effect.promise(async () => {
+    const answered = await response
+    return { response: answered, body: await answered.text() }
   })

@@ -1,7 +1,7 @@
 /**
- * An MCP server's tools on either wire: `@modelcontextprotocol/server-everything` over stdio,
+ * An MCP server's tools on every wire: `@modelcontextprotocol/server-everything` over stdio,
  * bridged, answered in `@svir/loop` through `@svir/client`, against `@svir/testing`'s scripted
- * server speaking Chat Completions or Messages. Only the codec changes.
+ * server speaking Chat Completions, Messages or Responses. Only the codec changes.
  */
 
 import { afterEach, assert, describe, it } from "@effect/vitest"
@@ -9,6 +9,7 @@ import { AnthropicCodec } from "@svir/anthropic"
 import { Client } from "@svir/client"
 import { type Codec, Request } from "@svir/core"
 import { Loop } from "@svir/loop"
+import { ResponsesCodec } from "@svir/openai-responses"
 import { Answer, ScriptedServer } from "@svir/testing"
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -22,9 +23,10 @@ const wires: ReadonlyArray<{
 }> = [
   { wire: "Chat Completions", codec: undefined, path: "/v1/chat/completions" },
   { wire: "Messages", codec: AnthropicCodec.make(), path: "/v1/messages" },
+  { wire: "Responses", codec: ResponsesCodec.make(), path: "/v1/responses" },
 ]
 
-describe("an MCP server's tools on both wires", () => {
+describe("an MCP server's tools on every wire", () => {
   afterEach(assertNoChildLeft)
 
   for (const { wire, codec, path } of wires) {

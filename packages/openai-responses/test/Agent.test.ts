@@ -1,0 +1,140 @@
+/**
+ * One agent on the Responses wire: the tool loop (`@svir/loop`) over the registry's tools,
+ * through `@svir/client`, with only the codec changed, against `@svir/testing`'s scripted server
+ * (which answers in the shape of OpenAI's recorded streams, its DECISIONS.md D1). Every body the
+ * client sends is checked against the Open Responses specification.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@svir/client"
+import { Request } from "@svir/core"
+import { Loop } from "@svir/loop"
+import { Tools } from "@svir/registry"
+import { Answer, ScriptedServer } from "@svir/testing"
+import { Effect, Schema } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { Reasoning, ResponsesCodec } from "../src/index.js"
+import { requestErrors } from "./support/openapi.js"
+
+/** The registry's tool the model calls, and what it was called with. */
+const weatherTool = () => {
+  const got: Array<{ readonly location: string }> = []
+  const tools = Tools.empty.pipe(
+    Tools.add(
+      "get_weather",
+      "The weather in a place.",
+      Schema.Struct({ location: Schema.String }),
+      (args) => {
+        got.push(args)
+        return "62°F, sunny"
+      },
+    ),
+  )
+  return { tools, got }
+}
+
+const clientOf = (baseUrl: string) =>
+  Client.make({ baseUrl, apiKey: "sk-test", retry: false, codec: ResponsesCodec.make() }).pipe(
+    Effect.provide(FetchHttpClient.layer),
+  )
+
+const script = () => [
+  Answer.reply({
+    reasoning: "The user wants the weather; I will call the tool.",
+    text: "Let me check.",
+    calls: [{ name: "get_weather", arguments: { location: "Paris" } }],
+  }),
+  Answer.text("Sunny in Paris."),
+]
+
+type Item = { readonly [key: string]: unknown }
+
+describe("one agent on Responses", () => {
+  it.live("streams reasoning, text and a call; the reasoning item goes back as it came", () =>
+    Effect.gen(function* () {
+      const { tools, got } = weatherTool()
+      const server = yield* ScriptedServer.start(script(), { chunkSize: 3 })
+      const client = yield* clientOf(server.url)
+      const request = yield* Request.make("gpt-5").pipe(
+        Request.user("What is the weather in Paris?"),
+        Request.reasoningEffort("low"),
+        Request.toolsFrom(tools),
+      )
+      const result = yield* Loop.run({ send: client.stream, toolbox: tools, request })
+
+      assert.strictEqual(result.text, "Sunny in Paris.")
+      assert.deepStrictEqual(result.stop, { _tag: "Answered" })
+      assert.deepStrictEqual(got, [{ location: "Paris" }])
+      const first = result.steps[0]?.completion
+      assert.strictEqual(first?.reasoning, "The user wants the weather; I will call the tool.")
+      const sent = first === undefined ? [] : Reasoning.items(first)
+      assert.strictEqual(sent.length, 1)
+      assert.strictEqual(sent[0]?.encrypted_content, "scripted-encrypted-reasoning")
+
+      assert.deepStrictEqual(
+        server.requests.map((r) => [r.path, r.headers.authorization]),
+        [
+          ["/v1/responses", "Bearer sk-test"],
+          ["/v1/responses", "Bearer sk-test"],
+        ],
+      )
+      for (const body of server.bodies) assert.deepStrictEqual(requestErrors(body), [])
+      const [firstBody, secondBody] = server.bodies as ReadonlyArray<{
+        readonly store?: boolean
+        readonly include?: ReadonlyArray<string>
+        readonly input: ReadonlyArray<Item>
+      }>
+      assert.strictEqual(firstBody?.store, false)
+      assert.include(firstBody?.include ?? [], "reasoning.encrypted_content")
+      const input = secondBody?.input ?? []
+      const reasoning = input.find((item) => item.type === "reasoning")
+      assert.deepStrictEqual(reasoning, sent[0] as unknown as Item)
+      const call = input.find((item) => item.type === "function_call")
+      assert.strictEqual(call?.name, "get_weather")
+      assert.deepStrictEqual(JSON.parse(String(call?.arguments)), { location: "Paris" })
+      assert.isBelow(input.indexOf(reasoning!), input.indexOf(call!))
+      const output = input.find((item) => item.type === "function_call_output")
+      assert.strictEqual(output?.call_id, call?.call_id)
+      assert.strictEqual(output?.output, "62°F, sunny")
+    }),
+  )
+
+  it.live("answers whole, and lists its models", () =>
+    Effect.gen(function* () {
+      const server = yield* ScriptedServer.start(script(), { models: ["gpt-5"] })
+      const client = yield* clientOf(server.url)
+      const request = yield* Request.make("gpt-5").pipe(
+        Request.user("Weather in Paris?"),
+        Request.toolsFrom(weatherTool().tools),
+      )
+      const completion = yield* client.complete(request)
+      assert.strictEqual(completion.text, "Let me check.")
+      assert.strictEqual(completion.finish, "tool_calls")
+      assert.deepStrictEqual(
+        completion.calls.map((call) => [call.name, JSON.parse(call.arguments)]),
+        [["get_weather", { location: "Paris" }]],
+      )
+      assert.deepStrictEqual(requestErrors(server.bodies[0]), [])
+      const models = yield* client.listModels()
+      assert.deepStrictEqual(
+        models.map((model) => model.id),
+        ["scripted", "gpt-5"],
+      )
+    }),
+  )
+
+  it.live("a rate limit answer is read as RateLimited, with the server's words", () =>
+    Effect.gen(function* () {
+      const server = yield* ScriptedServer.start([
+        Answer.error(429, "Rate limit reached for gpt-5 on tokens per min.", {
+          type: "tokens",
+          code: "rate_limit_exceeded",
+        }),
+      ])
+      const client = yield* clientOf(server.url)
+      const request = Request.make("gpt-5").pipe(Request.user("Hi"))
+      const error = yield* Effect.flip(client.complete(request))
+      assert.strictEqual(error.reason._tag, "RateLimited")
+      assert.include(error.serverMessage ?? "", "Rate limit reached")
+    }),
+  )
+})
