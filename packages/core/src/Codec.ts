@@ -39,9 +39,11 @@ import * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 import type * as Completion from "./Completion.js"
 import type * as Event from "./Event.js"
+import * as Result from "effect/Result"
 import * as HttpError from "./HttpError.js"
+import * as Json from "./Json.js"
 import type * as Request from "./Request.js"
-import type * as SvirError from "./SvirError.js"
+import * as SvirError from "./SvirError.js"
 
 /**
  * What a decoder gives for the bytes it was fed: the events decoded, and the error that ended
@@ -205,6 +207,53 @@ export const http = (codec: Codec): Http => {
     readError: given.readError ?? HttpError.read,
     models: given.models,
   }
+}
+
+const listingError = (message: string) =>
+  Effect.fail(SvirError.make("Protocol", `the list of models ${message}`))
+
+/**
+ * The listing of models of OpenAI's API, which both of its wires (Chat Completions and
+ * Responses) and the servers that copy it (vLLM, llama.cpp, LM Studio, Ollama, OpenRouter) give:
+ * `GET /models`, a body `{"data": [{"id", "name"?, "owned_by"?}, ...]}`. An entry without a
+ * string `id`, or a body without a `data` array, is a Protocol error.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Codec } from "@svir/core"
+ *
+ * const models = Effect.runSync(
+ *   Codec.openAiModels.decode('{"data": [{"id": "gpt-5", "owned_by": "openai"}]}'),
+ * )
+ * models[0]?.ownedBy // "openai"
+ * ```
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const openAiModels: ModelListing = {
+  path: "/models",
+  decode: (text) => {
+    const json = Json.parse(text)
+    if (Result.isFailure(json)) return listingError(`could not be read: ${json.failure.message}`)
+    const data = Json.isObject(json.success) ? json.success.data : undefined
+    if (!Array.isArray(data)) return listingError("has no `data` array")
+    const models: Array<Model> = []
+    for (const entry of data) {
+      const id = Json.isObject(entry) ? entry.id : undefined
+      if (!Json.isObject(entry) || typeof id !== "string") {
+        return Effect.fail(SvirError.make("Protocol", "a model in the list has no string `id`"))
+      }
+      const { name, owned_by: owner } = entry
+      models.push({
+        id,
+        name: typeof name === "string" ? name : undefined,
+        ownedBy: typeof owner === "string" ? owner : undefined,
+      })
+    }
+    return Effect.succeed(models)
+  },
 }
 
 /**

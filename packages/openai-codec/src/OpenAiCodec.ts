@@ -202,7 +202,7 @@ export const http: Partial<Codec.Http> = {
   baseUrl: "https://api.openai.com/v1",
   environment: { apiKey: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
   readError: Http.readError,
-  models: { path: "/models", decode: Http.decodeModels },
+  models: CoreCodec.openAiModels,
 }
 
 /**

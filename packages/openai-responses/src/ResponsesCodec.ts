@@ -13,7 +13,6 @@ import { Codec as CoreCodec, Request, type SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import * as Encoder from "./internal/encode.js"
-import * as Http from "./internal/http.js"
 import * as Resolved from "./internal/options.js"
 import { decodeResponse as decodeBody } from "./internal/response.js"
 import { StreamDecoder } from "./internal/streamDecoder.js"
@@ -137,7 +136,7 @@ export const http: Partial<Codec.Http> = {
   baseUrl: "https://api.openai.com/v1",
   environment: { apiKey: "OPENAI_API_KEY", baseUrl: "OPENAI_BASE_URL" },
   readError: ServerError.readError,
-  models: { path: "/models", decode: Http.decodeModels },
+  models: CoreCodec.openAiModels,
 }
 
 /**
