@@ -1,9 +1,13 @@
 /**
  * One agent on the Responses wire: the tool loop (`@svir/loop`) over the registry's tools,
- * through `@svir/client`, with only the codec changed, against `@svir/testing`'s scripted server
- * (which answers in the shape of OpenAI's recorded streams, its DECISIONS.md D1). Every body the
- * client sends is checked against the Open Responses specification.
+ * through `@svir/client`, with only the codec changed: against a server on 127.0.0.1 that replays
+ * OpenAI's own streams (prism-php/prism's recordings, `@svir/conformance`'s
+ * `cases/openai-responses/recordings/prism`, provenance in its README), and against
+ * `@svir/testing`'s scripted server (which answers in the shape of OpenAI's recorded streams, its
+ * DECISIONS.md D1). Every body the client sends is checked against the Open Responses
+ * specification.
  */
+import { createServer } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@svir/client"
 import { Request } from "@svir/core"
@@ -14,6 +18,7 @@ import { Effect, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { Reasoning, ResponsesCodec } from "../src/index.js"
 import { requestErrors } from "./support/openapi.js"
+import { read } from "./support/recordings.js"
 
 /** The registry's tool the model calls, and what it was called with. */
 const weatherTool = () => {
@@ -47,6 +52,108 @@ const script = () => [
 ]
 
 type Item = { readonly [key: string]: unknown }
+
+/** A Responses server on 127.0.0.1 that answers the n-th request with the n-th stream. */
+const replayServer = (streams: ReadonlyArray<string>) =>
+  Effect.acquireRelease(
+    Effect.callback<{
+      readonly url: string
+      readonly bodies: Array<{ readonly input: ReadonlyArray<Item> }>
+      readonly close: () => Promise<void>
+    }>((resume) => {
+      const bodies: Array<{ readonly input: ReadonlyArray<Item> }> = []
+      const server = createServer((request, response) => {
+        let text = ""
+        request.setEncoding("utf8")
+        request.on("data", (piece: string) => {
+          text += piece
+        })
+        request.on("end", () => {
+          bodies.push(JSON.parse(text))
+          const stream = streams[bodies.length - 1]
+          if (stream === undefined) {
+            response.writeHead(500).end()
+            return
+          }
+          response.writeHead(200, { "content-type": "text/event-stream" })
+          response.end(stream)
+        })
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        const port = typeof address === "object" && address !== null ? address.port : 0
+        resume(
+          Effect.succeed({
+            url: `http://127.0.0.1:${port}/v1`,
+            bodies,
+            close: () => new Promise<void>((done) => server.close(() => done())),
+          }),
+        )
+      })
+    }),
+    (started) => Effect.promise(started.close),
+  )
+
+describe("one agent on OpenAI's recorded streams", () => {
+  it.live("both calls of a recorded answer run, and their results go back in order", () =>
+    Effect.gen(function* () {
+      const ran: Array<string> = []
+      const tools = Tools.empty.pipe(
+        Tools.add(
+          "search",
+          "Searches the web.",
+          Schema.Struct({ query: Schema.String }),
+          (args) => {
+            ran.push(`search ${args.query}`)
+            return "The Tigers play at 6:40 PM."
+          },
+        ),
+        Tools.add(
+          "weather",
+          "The weather in a city.",
+          Schema.Struct({ city: Schema.String }),
+          (args) => {
+            ran.push(`weather ${args.city}`)
+            return "75°F, clear"
+          },
+        ),
+      )
+      const server = yield* replayServer([
+        read("prism/stream-with-tools-responses-1.sse"),
+        read("prism/stream-basic-text-responses-1.sse"),
+      ])
+      const client = yield* clientOf(server.url)
+      const request = yield* Request.make("gpt-4o").pipe(
+        Request.user("What time is the Tigers game today, and should I wear a coat?"),
+        Request.toolsFrom(tools),
+      )
+      const result = yield* Loop.run({ send: client.stream, toolbox: tools, request })
+
+      assert.deepStrictEqual(ran, [
+        "search Detroit Tigers game schedule October 10, 2023",
+        "weather Detroit",
+      ])
+      assert.match(result.text, /^I am OpenAI's language model, known as GPT-3\./)
+      assert.strictEqual(result.steps.length, 2)
+      for (const body of server.bodies) assert.deepStrictEqual(requestErrors(body), [])
+      const input = server.bodies[1]?.input ?? []
+      assert.deepStrictEqual(
+        input.map((item) => [item.type, item.call_id ?? item.role]),
+        [
+          ["message", "user"],
+          ["function_call", "call_okunv0eUNIXE8kqY81fgYvCs"],
+          ["function_call", "call_ydtVlYcFLcDX2C7dcHgKZjl3"],
+          ["function_call_output", "call_okunv0eUNIXE8kqY81fgYvCs"],
+          ["function_call_output", "call_ydtVlYcFLcDX2C7dcHgKZjl3"],
+        ],
+      )
+      assert.deepStrictEqual(
+        input.slice(3).map((item) => item.output),
+        ["The Tigers play at 6:40 PM.", "75°F, clear"],
+      )
+    }).pipe(Effect.scoped),
+  )
+})
 
 describe("one agent on Responses", () => {
   it.live("streams reasoning, text and a call; the reasoning item goes back as it came", () =>
