@@ -5,7 +5,7 @@ import { Ajv2020 } from "ajv/dist/2020.js"
 
 /**
  * Validators of the Open Responses wire, from its OpenAPI description as vendored in
- * `@svir/conformance`'s `cases/openai-responses/spec` (provenance in its README; DECISIONS.md D30).
+ * `@svir/conformance`'s `cases/openai-responses/spec` (provenance in its README; DECISIONS.md D28).
  * Each returns the errors of a body, one line each, naming the schema; none when it is valid.
  */
 
@@ -67,7 +67,7 @@ const fixedValue = (branch: Json, tag: string): unknown => {
 // An OpenAPI discriminator that ajv can follow: every branch of its `oneOf` requires the tag and
 // fixes it to a distinct string. The others (beside a bare `$ref`, or over `ItemParam`, whose
 // branches share `message` and whose item reference may omit `type`) are only dropped; being
-// annotations in JSON Schema, dropping them changes no verdict (DECISIONS.md D30).
+// annotations in JSON Schema, dropping them changes no verdict (DECISIONS.md D28).
 const followable = (schema: Json): boolean => {
   const tag = (schema.discriminator as Json).propertyName
   if (!Array.isArray(schema.oneOf) || typeof tag !== "string") return false
