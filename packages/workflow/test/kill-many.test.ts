@@ -4,7 +4,7 @@
  * once their locks expire, and every run finishes, once.
  */
 import { layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
 import { expect } from "vitest"
 import * as Database from "./database.js"
 import { agent, type LogLine, question } from "./fixtures/agent.js"
@@ -39,6 +39,19 @@ const base = 20_000 + Math.floor(Math.random() * 40_000)
 const lastAnswers = (received: ReadonlyArray<Received>, held: boolean) =>
   received.filter(
     (request) => request.step === 1 && orderOf(request.conversation) > heldAbove === held,
+  )
+
+/** How many runs have their result stored (a reply to the run's message). */
+const storedRuns = (url: string) =>
+  Effect.map(
+    Database.withClient(
+      url,
+      (sql) => sql<{ runs: string }>`
+        SELECT count(DISTINCT m.entity_id)::text AS runs FROM cluster_messages m
+        JOIN cluster_replies r ON r.request_id = m.request_id
+        WHERE m.tag = 'run'`,
+    ),
+    (rows) => Number(rows[0]?.runs),
   )
 
 const toolLines = (lines: ReadonlyArray<LogLine>) =>
@@ -85,6 +98,13 @@ layer(
             lastAnswers(received, true).filter((request) => request.held).length ===
               runs - heldAbove,
         )
+        // A last answer streamed whole is not yet a recorded one: its activity's result, and the
+        // run's, are written after it. Only once every run that is not held has its result stored
+        // is none of them asked for again after the kill.
+        yield* Effect.repeat(storedRuns(setup.databaseUrl), {
+          until: (stored) => stored === heldAbove,
+          schedule: Schedule.spaced("50 millis"),
+        })
         const before = toolLines(Runners.lines(killed.log))
         const cutOff = before.filter(
           (line) => line.pid === first.pid && Number(line.call.slice(5)) > heldAbove,
