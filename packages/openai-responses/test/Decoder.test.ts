@@ -769,3 +769,115 @@ describe("the events and responses of these tests", () => {
     ])
   })
 })
+
+describe("the events add up to the completion (bugs found by test/Decoder.fuzz.test.ts)", () => {
+  const adds = (stream: string) => {
+    const outcome = decode(stream)
+    assert.isDefined(outcome.completion, String(outcome.error?.message))
+    return { events: joined(outcome.events), completion: outcome.completion! }
+  }
+
+  it("items are joined in the order they were given, not by output_index (D26)", () => {
+    const { events, completion } = adds(
+      sse(done(1, message("B")), done(0, message("A")), completed([])),
+    )
+    assert.strictEqual(events.text, "BA")
+    assert.strictEqual(completion.text, "BA")
+  })
+
+  it("an item the terminal response completes comes after those the stream completed (D26)", () => {
+    const { events, completion } = adds(
+      sse(added(0, message("")), done(1, message("B")), completed([message("A"), message("B")])),
+    )
+    assert.strictEqual(events.text, "BA")
+    assert.strictEqual(completion.text, "BA")
+  })
+
+  it("text of two items interleaved is a disagreement: strict refuses, lenient notes (D26)", () => {
+    const stream = sse(
+      added(0, message("")),
+      added(1, message("")),
+      textDelta(0, "A"),
+      textDelta(1, "B"),
+      textDelta(0, "a"),
+      done(0, message("Aa")),
+      done(1, message("B")),
+      completed([]),
+    )
+    assert.strictEqual(kind(stream), "Protocol")
+    assert.isDefined(decode(stream, { mode: "lenient" }).completion?.notes)
+  })
+
+  it("calls are released in the order of their indexes (D19, D26)", () => {
+    const { events, completion } = adds(
+      sse(
+        done(1, functionCall("call_b", "{}")),
+        done(0, functionCall("call_a", "{}")),
+        completed([]),
+      ),
+    )
+    assert.deepStrictEqual(
+      events.calls.map((call) => call.id),
+      completion.calls.map((call) => call.id),
+    )
+  })
+
+  it("the separator between reasoning parts is decided when the part's text is given (D18)", () => {
+    const { events, completion } = adds(
+      sse(
+        added(0, reasoningItem("rs_1", [])),
+        added(1, reasoningItem("rs_2", [])),
+        summaryDelta(1, 0, "B"),
+        done(1, reasoningItem("rs_2", ["B"])),
+        summaryDelta(0, 0, "A"),
+        done(0, reasoningItem("rs_1", ["A"])),
+        completed([]),
+      ),
+    )
+    assert.strictEqual(events.reasoning, "B\n\nA")
+    assert.strictEqual(completion.reasoning, "B\n\nA")
+    assert.isUndefined(completion.notes)
+  })
+
+  it("reasoning items streamed in output_index order, added together, are read (D18)", () => {
+    const { events, completion } = adds(
+      sse(
+        added(0, reasoningItem("rs_1", [])),
+        added(1, reasoningItem("rs_2", [])),
+        summaryDelta(0, 0, "A"),
+        done(0, reasoningItem("rs_1", ["A"])),
+        summaryDelta(1, 0, "B"),
+        done(1, reasoningItem("rs_2", ["B"])),
+        completed([]),
+      ),
+    )
+    assert.strictEqual(events.reasoning, "A\n\nB")
+    assert.strictEqual(completion.reasoning, "A\n\nB")
+  })
+
+  it("streamed log probabilities must be the start of the item's (D27)", () => {
+    const token = (value: string) => ({ token: value, logprob: -0.5 })
+    const item = (value: string) => ({
+      ...message("A"),
+      content: [{ type: "output_text", text: "A", annotations: [], logprobs: [token(value)] }],
+    })
+    const stream = sse(
+      added(0, message("")),
+      { ...textDelta(0, "A"), logprobs: [token("x")] },
+      done(0, item("y")),
+      completed([]),
+    )
+    assert.strictEqual(kind(stream), "Protocol")
+    assert.isDefined(decode(stream, { mode: "lenient" }).completion?.notes)
+  })
+
+  it("a function_call with no arguments has blank arguments (D19)", () => {
+    const call = { type: "function_call", call_id: "call_a", name: "time" }
+    const { events, completion } = adds(sse(done(0, call), completed([])))
+    assert.strictEqual(events.calls[0]?.arguments, "")
+    assert.deepStrictEqual(completion.calls, [{ id: "call_a", name: "time", arguments: "" }])
+    assert.deepStrictEqual(completionOf(response({ status: "completed", output: [call] })).calls, [
+      { id: "call_a", name: "time", arguments: "" },
+    ])
+  })
+})

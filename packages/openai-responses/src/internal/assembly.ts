@@ -44,8 +44,8 @@ interface MessageSlot {
   readonly parts: Map<number, "output_text" | "refusal" | "skipped">
   readonly text: Pieces.Pieces
   readonly refusal: Pieces.Pieces
-  /** The log probabilities streamed with the text, counted (D27). */
-  logprobs: number
+  /** The log probabilities streamed with the text (D27). */
+  readonly logprobs: Array<Completion.TokenLogprob>
 }
 
 /** A function call: its ordinal among the calls is the `index` of its events (D19). */
@@ -60,14 +60,20 @@ interface CallSlot {
 /** A reasoning item: what was streamed of its text, separators included (D18). */
 interface ReasoningSlot {
   readonly kind: "reasoning"
-  /** The reasoning parts of the answer before this item's. */
-  readonly partsBefore: number
+  /**
+   * The reasoning parts of the answer before this item's, counted when its first text is given
+   * (or when it is done); `undefined` until then.
+   */
+  partsBefore: number | undefined
   /** The part being streamed: `s<summary index>` or `c<content index>`. */
   part: string | undefined
   readonly streamed: Pieces.Pieces
 }
 
 type Slot = MessageSlot | CallSlot | ReasoningSlot | { readonly kind: "skipped" }
+
+/** The kinds of pieces the completion joins item after item (D26). */
+type Joined = "text" | "refusal" | "logprobs" | "reasoning"
 
 /** An output item, at its `output_index`. `final` is the item as the server completed it. */
 interface Item {
@@ -95,8 +101,15 @@ export class Assembly {
   /** The last item looked up: most deltas are for the item of the delta before. */
   private lastItem: Item | undefined
   private calls = 0
-  /** The reasoning parts started so far, for the separator between parts (D18). */
+  /** The reasoning parts given so far, for the separator between parts (D18). */
   private reasoningParts = 0
+  /** D26: the items that gave each kind of piece, in the order they gave their first. */
+  private readonly given: Record<Joined, Array<Slot>> = {
+    text: [],
+    refusal: [],
+    logprobs: [],
+    reasoning: [],
+  }
   private ending: Ending | undefined
   private incompleteReason: string | undefined
   private usage: Completion.Usage | undefined
@@ -260,7 +273,7 @@ export class Assembly {
           parts: new Map(),
           text: Pieces.make(),
           refusal: Pieces.make(),
-          logprobs: 0,
+          logprobs: [],
         }
         break
       }
@@ -287,7 +300,7 @@ export class Assembly {
       case "reasoning":
         slot = {
           kind: "reasoning",
-          partsBefore: this.reasoningParts,
+          partsBefore: undefined,
           part: undefined,
           streamed: Pieces.make(),
         }
@@ -356,17 +369,37 @@ export class Assembly {
       const tokens = logprobsOf(body.logprobs)
       if (tokens === undefined) return notResponses("log probabilities this codec cannot read")
       if (text !== "") {
+        const error = this.give("text", slot)
+        if (error !== undefined) return error
         slot.text.add(text)
         out.push({ _tag: "TextDelta", text })
       }
       if (tokens.length > 0) {
-        slot.logprobs += tokens.length
+        const error = this.give("logprobs", slot)
+        if (error !== undefined) return error
+        slot.logprobs.push(...tokens)
         out.push(Event.logprobsDelta(tokens))
       }
     } else if (text !== "") {
+      const error = this.give("refusal", slot)
+      if (error !== undefined) return error
       slot.refusal.add(text)
       out.push({ _tag: "RefusalDelta", text })
     }
+    return undefined
+  }
+
+  /**
+   * D26: `slot` gives a piece of `kind`. The completion joins the items in the order they gave
+   * their first piece of each kind, so that the events add up to it; an item that gives one after
+   * another item gave one of that kind, when it gave one before, has its pieces interleaved with
+   * the other's, which no completion can add up to: the disagreement of D15.
+   */
+  private give(kind: Joined, slot: Slot): SvirError.SvirError | undefined {
+    const order = this.given[kind]
+    if (order.at(-1) === slot) return undefined
+    if (order.includes(slot)) return this.disagree()
+    order.push(slot)
     return undefined
   }
 
@@ -395,15 +428,34 @@ export class Assembly {
     return this.startPart(slot, part, out)
   }
 
-  /** D18: a new reasoning part; after another part of the answer, the separator comes first. */
+  /**
+   * D18: a new reasoning part. The item's first part waits for its first text (`place`); a part
+   * after another of the item's is given now, the separator first.
+   */
   private startPart(
     slot: ReasoningSlot,
     part: string,
     out: Array<Event.Event>,
   ): SvirError.SvirError | undefined {
+    if (slot.part !== undefined) {
+      const error = this.place(slot, out) ?? this.addReasoning(slot, separator, out)
+      if (error !== undefined) return error
+      this.reasoningParts++
+    }
     slot.part = part
-    if (this.reasoningParts++ > 0) this.addReasoning(slot, separator, out)
     return undefined
+  }
+
+  /**
+   * D18: the item's first part is given, when its first text is (or a second part starts): it
+   * comes after the reasoning parts given so far, with the separator when there are some.
+   */
+  private place(slot: ReasoningSlot, out: Array<Event.Event>): SvirError.SvirError | undefined {
+    if (slot.partsBefore !== undefined) return undefined
+    slot.partsBefore = this.reasoningParts
+    const error = this.give("reasoning", slot)
+    if (error !== undefined) return error
+    return this.reasoningParts++ > 0 ? this.addReasoning(slot, separator, out) : undefined
   }
 
   private reasoningDelta(
@@ -415,15 +467,25 @@ export class Assembly {
     if (slot === undefined || slot instanceof SvirError.SvirError) return slot
     const text = body.delta
     if (typeof text !== "string") return notResponses("a reasoning delta that is not a string")
-    if (slot.part !== part) this.startPart(slot, part, out)
-    this.addReasoning(slot, text, out)
-    return undefined
+    if (slot.part !== part) {
+      const error = this.startPart(slot, part, out)
+      if (error !== undefined) return error
+    }
+    if (text === "") return undefined
+    return this.place(slot, out) ?? this.addReasoning(slot, text, out)
   }
 
-  private addReasoning(slot: ReasoningSlot, text: string, out: Array<Event.Event>): void {
-    if (text === "") return
+  private addReasoning(
+    slot: ReasoningSlot,
+    text: string,
+    out: Array<Event.Event>,
+  ): SvirError.SvirError | undefined {
+    if (text === "") return undefined
+    const error = this.give("reasoning", slot)
+    if (error !== undefined) return error
     slot.streamed.add(text)
     out.push({ _tag: "ReasoningDelta", text, source: Reasoning.source })
+    return undefined
   }
 
   /**
@@ -501,23 +563,47 @@ export class Assembly {
       }
     }
     return (
-      this.reconcile(slot.text.join(), text, (rest) => out.push(Event.textDelta(rest))) ??
-      this.reconcile(slot.refusal.join(), refusal, (rest) => out.push(Event.refusalDelta(rest))) ??
-      this.reconcileLogprobs(slot.logprobs, tokens, out)
+      this.reconcile(slot.text.join(), text, (rest) =>
+        this.giveNow("text", slot, out, Event.textDelta(rest)),
+      ) ??
+      this.reconcile(slot.refusal.join(), refusal, (rest) =>
+        this.giveNow("refusal", slot, out, Event.refusalDelta(rest)),
+      ) ??
+      this.reconcileLogprobs(slot, tokens, out)
     )
   }
 
+  /** The rest of an item, given when it is done (D15), in its place (D26). */
+  private giveNow(
+    kind: Joined,
+    slot: Slot,
+    out: Array<Event.Event>,
+    event: Event.Event,
+  ): SvirError.SvirError | undefined {
+    const error = this.give(kind, slot)
+    if (error === undefined) out.push(event)
+    return error
+  }
+
   /**
-   * D27: the log probabilities of the item done are the answer's; those not streamed are given as
-   * one more delta. Fewer than were streamed is the disagreement of D15.
+   * D27: the log probabilities of the item done are the answer's. Those streamed must be their
+   * start, token for token (text and values); the rest is given as one more delta. Anything else is
+   * the disagreement of D15.
    */
   private reconcileLogprobs(
-    streamed: number,
+    slot: MessageSlot,
     final: ReadonlyArray<Completion.TokenLogprob>,
     out: Array<Event.Event>,
   ): SvirError.SvirError | undefined {
-    if (final.length > streamed) out.push(Event.logprobsDelta(final.slice(streamed)))
-    return final.length < streamed ? this.disagree() : undefined
+    const streamed = slot.logprobs
+    if (
+      final.length < streamed.length ||
+      streamed.some((token, i) => JSON.stringify(token) !== JSON.stringify(final[i]))
+    ) {
+      return this.disagree()
+    }
+    if (final.length === streamed.length) return undefined
+    return this.giveNow("logprobs", slot, out, Event.logprobsDelta(final.slice(streamed.length)))
   }
 
   private completeCall(
@@ -528,12 +614,13 @@ export class Assembly {
     if (final.call_id !== slot.callId || final.name !== slot.name) {
       return notResponses("a function_call item done with another call_id or name than it had")
     }
-    const args = final.arguments ?? ""
+    const args = argumentsOf(final)
     if (typeof args !== "string")
       return notResponses("a function_call whose arguments are not text")
-    return this.reconcile(slot.arguments.join(), args, (rest) =>
-      out.push({ _tag: "ToolCallDelta", index: slot.ordinal, arguments: rest }),
-    )
+    return this.reconcile(slot.arguments.join(), args, (rest) => {
+      out.push({ _tag: "ToolCallDelta", index: slot.ordinal, arguments: rest })
+      return undefined
+    })
   }
 
   private completeReasoning(
@@ -542,15 +629,20 @@ export class Assembly {
     out: Array<Event.Event>,
   ): SvirError.SvirError | undefined {
     if (!Reasoning.isItem(final)) return notResponses("a reasoning item whose parts are not text")
+    // D18: an item that gave no text yet comes after the reasoning given so far.
+    const before = slot.partsBefore ?? this.reasoningParts
+    if (slot.partsBefore === undefined) this.given.reasoning.push(slot)
+    slot.partsBefore = before
     let expected = ""
-    let parts = slot.partsBefore
+    let parts = before
     for (const part of [...final.summary, ...(final.content ?? [])]) {
       if (parts++ > 0) expected += separator
       expected += part.text
     }
-    this.reasoningParts = parts
+    // The count never goes back: lenient mode goes on after interleaved items (D15, D26).
+    this.reasoningParts = Math.max(this.reasoningParts, parts)
     return this.reconcile(slot.streamed.join(), expected, (rest) =>
-      out.push(Event.reasoningDelta(rest, Reasoning.source)),
+      this.addReasoning(slot, rest, out),
     )
   }
 
@@ -562,11 +654,10 @@ export class Assembly {
   private reconcile(
     streamed: string,
     final: string,
-    give: (rest: string) => void,
+    give: (rest: string) => SvirError.SvirError | undefined,
   ): SvirError.SvirError | undefined {
     if (final.startsWith(streamed)) {
-      if (final.length > streamed.length) give(final.slice(streamed.length))
-      return undefined
+      return final.length > streamed.length ? give(final.slice(streamed.length)) : undefined
     }
     return this.disagree()
   }
@@ -683,42 +774,49 @@ export class Assembly {
     return undefined
   }
 
-  /** The Completion, once the terminal event was read. */
+  /**
+   * The Completion, once the terminal event was read. D26: each kind of piece is joined item after
+   * item in the order the items gave their first piece of it, as the events gave them; the calls
+   * in the order of their indexes (D19).
+   */
   complete(): Result.Result<Completion.Completion, SvirError.SvirError> {
-    const ordered = [...this.items.values()].sort((a, b) => a.index - b.index)
-    let text = ""
-    let refusal = ""
-    const logprobs: Array<Completion.TokenLogprob> = []
+    const finals = new Map<Slot, JsonObject>()
     const calls: Array<ToolCall.ToolCall> = []
-    const reasoningItems: Array<Reasoning.Item> = []
     const ids = new Set<string>()
-    for (const item of ordered) {
+    for (const item of this.items.values()) {
       const final = item.final!
-      switch (item.slot.kind) {
-        case "message":
-          for (const part of (final.content ?? []) as ReadonlyArray<JsonObject>) {
-            if (part.type === "output_text") {
-              text += part.text as string
-              // Read when the item was done (D27).
-              logprobs.push(...logprobsOf(part.logprobs)!)
-            } else if (part.type === "refusal") refusal += part.refusal as string
-          }
-          break
-        case "call": {
-          const slot = item.slot
-          if (ids.has(slot.callId))
-            return Result.fail(notResponses("two calls with the same call_id"))
-          ids.add(slot.callId)
-          calls.push({ id: slot.callId, name: slot.name, arguments: final.arguments as string })
-          break
-        }
-        case "reasoning":
-          reasoningItems.push(final as Reasoning.Item)
-          break
-        case "skipped":
-          break
+      finals.set(item.slot, final)
+      if (item.slot.kind !== "call") continue
+      const slot = item.slot
+      if (ids.has(slot.callId)) return Result.fail(notResponses("two calls with the same call_id"))
+      ids.add(slot.callId)
+      calls[slot.ordinal] = {
+        id: slot.callId,
+        name: slot.name,
+        arguments: argumentsOf(final) as string,
       }
     }
+    const partsOf = (slot: Slot) => (finals.get(slot)!.content ?? []) as ReadonlyArray<JsonObject>
+    let text = ""
+    for (const slot of this.given.text) {
+      for (const part of partsOf(slot)) {
+        if (part.type === "output_text") text += part.text as string
+      }
+    }
+    let refusal = ""
+    for (const slot of this.given.refusal) {
+      for (const part of partsOf(slot)) {
+        if (part.type === "refusal") refusal += part.refusal as string
+      }
+    }
+    const logprobs: Array<Completion.TokenLogprob> = []
+    for (const slot of this.given.logprobs) {
+      for (const part of partsOf(slot)) {
+        // Read when the item was done (D27).
+        if (part.type === "output_text") logprobs.push(...logprobsOf(part.logprobs)!)
+      }
+    }
+    const reasoningItems = this.given.reasoning.map((slot) => finals.get(slot) as Reasoning.Item)
     if (refusal !== "" && (text !== "" || calls.length > 0)) {
       // D17: the server contradicts itself about what the answer is.
       return Result.fail(notResponses("a refusal beside an answer"))
@@ -774,6 +872,10 @@ export class Assembly {
 }
 
 const separator = "\n\n"
+
+/** D19: a call's arguments; none is blank. */
+const argumentsOf = (call: JsonObject): unknown => call.arguments ?? ""
+
 const noTokens: ReadonlyArray<Completion.TokenLogprob> = []
 
 /** One token's log probability: `{token, logprob, bytes}`, or undefined when it is not one. */
