@@ -1,7 +1,7 @@
 import { assert, describe } from "@effect/vitest"
 import { fc, it } from "@fast-check/vitest"
+import { cutAt, feed, joined } from "../../../test/decoding.js"
 import { AnthropicCodec } from "../src/index.js"
-import { cutAt, feed, joined } from "./support/feed.js"
 import { streams } from "./support/recordings.js"
 
 const modes = ["strict", "lenient"] as const

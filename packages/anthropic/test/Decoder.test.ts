@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Event } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { feed } from "../../../test/decoding.js"
 import { AnthropicCodec } from "../src/index.js"
-import { feed } from "./support/feed.js"
 
 const utf8 = new TextEncoder()
 const sse = (...events: ReadonlyArray<unknown>): string =>

@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { assert, describe, it } from "@effect/vitest"
+import { feed } from "../../../test/decoding.js"
 import { AnthropicCodec } from "../src/index.js"
-import { feed } from "./support/feed.js"
 import { apiFramed, read } from "./support/recordings.js"
 
 /**

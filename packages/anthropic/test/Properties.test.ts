@@ -2,8 +2,8 @@ import { assert, describe } from "@effect/vitest"
 import { fc, it } from "@fast-check/vitest"
 import { Completion, Request, ToolCall, ToolResult } from "@svir/core"
 import * as Effect from "effect/Effect"
+import { cutAt, feed } from "../../../test/decoding.js"
 import { AnthropicCodec, type RequestBody, Thinking } from "../src/index.js"
-import { cutAt, feed } from "./support/feed.js"
 
 const base = Request.make("claude-sonnet-4-5")
 const encode = (request: Request.Request) =>

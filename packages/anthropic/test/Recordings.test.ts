@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Completion } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { feed } from "../../../test/decoding.js"
 import { AnthropicCodec, Thinking } from "../src/index.js"
-import { feed } from "./support/feed.js"
 import { apiFramed, read, vercelFramed } from "./support/recordings.js"
 
 const utf8 = new TextEncoder()

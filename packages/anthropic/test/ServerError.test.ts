@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Codec, HttpError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { feed } from "../../../test/decoding.js"
 import { AnthropicCodec, ServerError } from "../src/index.js"
-import { feed } from "./support/feed.js"
 import { read } from "./support/recordings.js"
 
 /** The errors page (https://docs.claude.com/en/api/errors): each status with its error type. */

@@ -1,7 +1,7 @@
 import { assert, describe } from "@effect/vitest"
 import { fc, it } from "@fast-check/vitest"
+import { cutAt, feed, joined } from "../../../test/decoding.js"
 import { ResponsesCodec } from "../src/index.js"
-import { cutAt, feed, joined } from "./support/feed.js"
 import { streams } from "./support/recordings.js"
 
 /** Every streamed recording: each `.sse` file, and each chunks file in both framings. */

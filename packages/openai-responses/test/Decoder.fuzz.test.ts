@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { type Codec, type Completion, type Event, Json, SvirError } from "@svir/core"
 import { Cause, Effect, Exit } from "effect"
 import * as fc from "fast-check"
+import { cutAt, joined } from "../../../test/decoding.js"
 import { ResponsesCodec, ServerError } from "../src/index.js"
-import { cutAt, joined } from "./support/feed.js"
 
 const runs = Number(process.env.SVIR_FUZZ_RUNS ?? 2_000)
 /** Long runs (`npm run fuzz`) take minutes a property, past any timeout worth setting. */

@@ -2,8 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Completion } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { feed, joined } from "../../../test/decoding.js"
 import { Reasoning, ResponsesCodec } from "../src/index.js"
-import { feed, joined, responseResource, sse } from "./support/feed.js"
+import { responseResource, sse } from "./support/events.js"
 import { eventErrors, responseErrors } from "./support/openapi.js"
 
 const utf8 = new TextEncoder()

@@ -1,8 +1,9 @@
 import { assert, describe } from "@effect/vitest"
 import { fc, it } from "@fast-check/vitest"
 import * as Effect from "effect/Effect"
+import { cutAt, feed, joined } from "../../../test/decoding.js"
 import { Reasoning, ResponsesCodec } from "../src/index.js"
-import { cutAt, feed, joined, responseResource, sse } from "./support/feed.js"
+import { responseResource, sse } from "./support/events.js"
 import { eventErrors, responseErrors } from "./support/openapi.js"
 
 const text = fc.string({ unit: "grapheme", maxLength: 30 })

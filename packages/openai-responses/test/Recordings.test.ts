@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Completion, SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { feed, joined } from "../../../test/decoding.js"
 import { Reasoning, ResponsesCodec, ServerError } from "../src/index.js"
-import { feed, joined } from "./support/feed.js"
 import { eventErrors, responseErrors } from "./support/openapi.js"
 import {
   answers,

@@ -3,8 +3,9 @@ import { fc, it as prop } from "@fast-check/vitest"
 import type { SvirError } from "@svir/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { feed } from "../../../test/decoding.js"
 import { ResponsesCodec, ServerError } from "../src/index.js"
-import { feed, sse } from "./support/feed.js"
+import { sse } from "./support/events.js"
 import { read } from "./support/recordings.js"
 
 /** D22: each code (or type) with the kind it stands for. */

@@ -1,3 +1,7 @@
+/**
+ * Feeding a codec's decoder as a transport does, cutting bytes, and joining the pieces of the
+ * events: what the tests of every codec read a decoder's outcome with.
+ */
 import type { Codec, Completion, Event, SvirError } from "@svir/core"
 
 /** What a run gave: the events, the completion if the answer completed, the error if not. */
