@@ -229,6 +229,34 @@ describe("one agent on Responses", () => {
     }),
   )
 
+  it.live(
+    "a model that does not reason refuses encrypted reasoning; the lean retry serves it (D11)",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* ScriptedServer.start([
+          // OpenAI's answer to `include: ["reasoning.encrypted_content"]` for a model that does not
+          // reason (DECISIONS.md D6).
+          Answer.error(400, "Encrypted content is not supported with this model.", {
+            param: "include",
+          }),
+          Answer.text("Hi."),
+          Answer.text("Hi again."),
+        ])
+        const client = yield* clientOf(server.url)
+        const request = Request.make("gpt-4.1").pipe(Request.user("Hi"))
+        const first = yield* client.complete(request)
+        const second = yield* client.complete(request)
+
+        assert.deepStrictEqual([first.text, second.text], ["Hi.", "Hi again."])
+        const bodies = server.bodies as ReadonlyArray<{ readonly include?: ReadonlyArray<string> }>
+        assert.deepStrictEqual(
+          bodies.map((body) => body.include),
+          [["reasoning.encrypted_content"], undefined, undefined],
+        )
+        for (const body of bodies) assert.strictEqual((body as { store?: boolean }).store, false)
+      }),
+  )
+
   it.live("a rate limit answer is read as RateLimited, with the server's words", () =>
     Effect.gen(function* () {
       const server = yield* ScriptedServer.start([
