@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { Toolbox, ToolCall } from "@svir/core"
+import { Toolbox, ToolCall, ToolInput } from "@svir/core"
 import { Deferred, Effect, Exit, Fiber, Layer, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { Elicitation, McpToolbox } from "../src/index.js"
@@ -229,5 +229,98 @@ describe("McpToolbox answering a 2026-07-28 server's input_required results (D51
         const result = yield* toolbox.call(ToolCall.make("r1", "region", '{"region":"us west 1 "}'))
         assert.deepStrictEqual([result.isError, result.content], [false, "region: us west 1 "])
       }),
+  )
+})
+
+describe("McpToolbox handing a 2026-07-28 server's questions to a caller that takes them (D55)", () => {
+  afterEach(assertNoChildLeft)
+
+  /** A user who must not be asked: the questions go to the caller. */
+  const nobody = user(() => Effect.die("the Elicitation service was asked"))
+
+  const taking = (toolbox: McpToolbox.McpToolbox, name: string, answers?: ToolInput.Answers) =>
+    ToolInput.taking(toolbox.call(ToolCall.make("c1", name)), answers)
+
+  it.live("gives the server's question and state, and sends the answers with both back", () =>
+    Effect.gen(function* () {
+      const toolbox = yield* overStdio().pipe(Effect.provide(nobody))
+      const asked = yield* taking(toolbox, "pay")
+      assert.deepStrictEqual(asked, {
+        _tag: "Asked",
+        question: {
+          requests: {
+            confirm: {
+              method: "elicitation/create",
+              params: {
+                mode: "form",
+                message: "Pay?",
+                requestedSchema: {
+                  type: "object",
+                  properties: { confirm: { type: "boolean" } },
+                  required: ["confirm"],
+                },
+              },
+            },
+          },
+          state: "pay-state-1",
+        },
+      })
+      const answered = yield* taking(toolbox, "pay", {
+        responses: { confirm: { action: "accept", content: { confirm: true } } },
+        state: "pay-state-1",
+      })
+      assert.deepStrictEqual(answered, {
+        _tag: "Answered",
+        result: { callId: "c1", content: "accept with state pay-state-1", isError: false },
+      })
+    }),
+  )
+
+  it.live(
+    "hands on a question without state, and roots, and every round of a server that asks again",
+    () =>
+      Effect.gen(function* () {
+        const toolbox = yield* overStdio().pipe(Effect.provide(nobody))
+        const confirm = yield* taking(toolbox, "confirm")
+        assert.strictEqual(confirm._tag, "Asked")
+        if (confirm._tag === "Asked") assert.notProperty(confirm.question, "state")
+        const answered = yield* taking(toolbox, "confirm", {
+          responses: { confirm: { action: "decline" } },
+        })
+        assert.deepStrictEqual(answered, {
+          _tag: "Answered",
+          result: { callId: "c1", content: "decline: {}", isError: false },
+        })
+        const where = yield* taking(toolbox, "where", {
+          responses: { roots: { roots: [{ uri: "file:///srv/notes" }] } },
+        })
+        assert.deepStrictEqual(
+          where._tag === "Answered" && where.result.content,
+          "file:///srv/notes",
+        )
+        // The caller bounds the rounds: each one asks it again, past the bridge's own ten.
+        const answers = { responses: { again: { action: "accept", content: { confirm: true } } } }
+        for (let round = 0; round < 12; round++) {
+          assert.strictEqual((yield* taking(toolbox, "nag", answers))._tag, "Asked")
+        }
+      }),
+  )
+
+  it.live("refuses answers that are none of the kinds MCP defines", () =>
+    Effect.gen(function* () {
+      const toolbox = yield* overStdio().pipe(Effect.provide(nobody))
+      const outcome = yield* taking(toolbox, "pay", {
+        responses: { confirm: { action: "maybe" } },
+        state: "pay-state-1",
+      })
+      assert.strictEqual(outcome._tag, "Answered")
+      if (outcome._tag === "Answered") {
+        assert.deepStrictEqual(
+          [outcome.result.isError, outcome.result.failure],
+          [true, "invalid_arguments"],
+        )
+        assert.include(outcome.result.content, "not answers MCP defines")
+      }
+    }),
   )
 })

@@ -16,7 +16,8 @@ import {
   type Toolbox,
   Toolbox as Toolboxes,
   type ToolCall,
-  type ToolResult,
+  ToolInput,
+  ToolResult,
 } from "@svir/core"
 import { type Approval, Loop, LoopState, Stop, StreamCompletion } from "@svir/loop"
 import * as Data from "effect/Data"
@@ -87,6 +88,50 @@ export class ApprovalRefused extends Data.TaggedError("ApprovalRefused")<{
 }> {}
 
 /**
+ * Why answers to a tool's question were not delivered: the token is not one this package wrote
+ * for a question, or it was made for another call, or for the same call with other arguments.
+ *
+ * @example
+ * ```ts
+ * import { DurableLoop } from "@svir/workflow"
+ *
+ * const refused = new DurableLoop.AnswerRefused({ message: "the token is for other arguments" })
+ * ```
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class AnswerRefused extends Data.TaggedError("AnswerRefused")<{
+  readonly message: string
+}> {}
+
+/**
+ * A tool that asked a question before it can answer a call (an MCP server's `input_required`,
+ * D12): the token that resumes the call with the answers ({@link answer}), the call, its step,
+ * how many of its questions were answered before this one, and the requests by the tool's keys
+ * (for an MCP tool, the server's `inputRequests`: a form to fill, roots to list). Given to
+ * `onInput` once per question (at least once: see D4).
+ *
+ * @example
+ * ```ts
+ * import type { DurableLoop } from "@svir/workflow"
+ *
+ * const show = (asked: DurableLoop.InputRequest) =>
+ *   `${asked.call.name} asks ${Object.keys(asked.requests).join(", ")}: answer with ${asked.token}`
+ * ```
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface InputRequest {
+  readonly token: string
+  readonly call: ToolCall.ToolCall
+  readonly step: number
+  readonly round: number
+  readonly requests: { readonly [key: string]: unknown }
+}
+
+/**
  * A call that waits for a person: the token that resumes it ({@link approve}), the call as the
  * model made it, and the step it belongs to. Given to `onApproval` once per call (at least once:
  * see D4).
@@ -148,7 +193,10 @@ export interface Options {
 
 /**
  * What a runner answers with: the model (`send`, as in `Loop.run`), the tools, and what to do
- * when a call waits for a person (`onApproval`: send the token where a person can answer).
+ * when a call waits for a person (`onApproval`: send the token where a person can answer). With
+ * `onInput`, a tool's questions (an MCP server's forms) wait durably too, and `onInput` sends
+ * their token where a person can answer (D12); without it, the tool answers them inside the
+ * call, through its own services (an MCP toolbox's `Elicitation`).
  *
  * @example
  * ```ts
@@ -173,6 +221,7 @@ export interface Handlers<E, RSend, RTools, RAsk> {
   readonly send: Loop.Send<E, RSend>
   readonly toolbox: Toolbox.Toolbox<RTools>
   readonly onApproval?: ((asked: ApprovalRequest) => Effect.Effect<void, never, RAsk>) | undefined
+  readonly onInput?: ((asked: InputRequest) => Effect.Effect<void, never, RAsk>) | undefined
 }
 
 const Payload = Schema.Struct({
@@ -330,25 +379,97 @@ export const approve = (
   call: ToolCall.ToolCall,
   decision: Approval.Decision,
 ): Effect.Effect<void, ApprovalRefused, WorkflowEngine> =>
+  Effect.flatMap(
+    deferredNameFor(
+      token,
+      call,
+      approvalPrefix,
+      "an approval",
+      (message) => new ApprovalRefused({ message }),
+    ),
+    (name) =>
+      DurableDeferred.succeed(approvalDeferred(name), {
+        token: token as DurableDeferred.Token,
+        value: decision,
+      }),
+  )
+
+/** The answers a person gives to a tool's question, as they are stored. */
+const Responses = Schema.Struct({ responses: Schema.Record(Schema.String, Schema.Unknown) })
+
+/** The deferred of one question; its name carries the step, the call's place, the round and its digest. */
+const inputDeferred = (name: string) => DurableDeferred.make(name, { success: Responses })
+
+const inputPrefix = "input "
+
+/**
+ * Answers a tool's question (an {@link InputRequest}) from any process with the same engine:
+ * `responses` by the keys of the question's `requests` (for an MCP form, `{ action: "accept",
+ * content }`, `{ action: "decline" }` or `{ action: "cancel" }`), and `call` the call as the
+ * person saw it. The call then runs again with the answers. The token is bound to the call's id,
+ * name and arguments (D12): given another call, or the same call with other arguments, it is
+ * refused and the run goes on waiting.
+ *
+ * @example
+ * ```ts
+ * import { DurableLoop } from "@svir/workflow"
+ *
+ * declare const asked: DurableLoop.InputRequest
+ * const answered = DurableLoop.answer(asked.token, asked.call, {
+ *   confirm: { action: "accept", content: { confirm: true } },
+ * })
+ * // Effect<void, DurableLoop.AnswerRefused, WorkflowEngine>
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const answer = (
+  token: string,
+  call: ToolCall.ToolCall,
+  responses: { readonly [key: string]: unknown },
+): Effect.Effect<void, AnswerRefused, WorkflowEngine> =>
+  Effect.flatMap(
+    deferredNameFor(
+      token,
+      call,
+      inputPrefix,
+      "a question",
+      (message) => new AnswerRefused({ message }),
+    ),
+    (name) =>
+      DurableDeferred.succeed(inputDeferred(name), {
+        token: token as DurableDeferred.Token,
+        value: { responses },
+      }),
+  )
+
+/**
+ * The name of the deferred a token resumes, once it is checked to be one of `prefix` and bound
+ * to `call` with its arguments (D3, D12); else the refusal `refused` makes.
+ */
+const deferredNameFor = <E>(
+  token: string,
+  call: ToolCall.ToolCall,
+  prefix: string,
+  what: string,
+  refused: (message: string) => E,
+): Effect.Effect<string, E> =>
   Effect.gen(function* () {
+    const notOurs = refused(`the token is not a token of ${what}`)
     const parsed = yield* Effect.try({
       try: () => DurableDeferred.TokenParsed.fromString(token),
-      catch: () => new ApprovalRefused({ message: "the token is not an approval token" }),
+      catch: () => notOurs,
     })
     const name = parsed.deferredName
-    if (!name.startsWith(approvalPrefix)) {
-      return yield* new ApprovalRefused({ message: "the token is not an approval token" })
-    }
+    if (!name.startsWith(prefix)) return yield* Effect.fail(notOurs)
     const digest = yield* argumentsDigest(call)
     if (!name.endsWith(` ${digest}`)) {
-      return yield* new ApprovalRefused({
-        message: `the token is for another call, or for call ${call.id} with other arguments`,
-      })
+      return yield* Effect.fail(
+        refused(`the token is for another call, or for call ${call.id} with other arguments`),
+      )
     }
-    yield* DurableDeferred.succeed(approvalDeferred(name), {
-      token: token as DurableDeferred.Token,
-      value: decision,
-    })
+    return name
   })
 
 /** What an activity, a durable wait or a durable deferred needs: the engine and the run. */
@@ -498,7 +619,8 @@ const failureOf = (error: unknown, attempts: number): ModelFailure =>
 /**
  * One tool call: first the person, when the call needs one, then the toolbox's answer, an
  * activity named by the step and the call's place, run with the idempotency key of the run, the
- * step and the call's id (D4).
+ * step and the call's id (D4). With `onInput`, a question the tool asks ends the activity and
+ * waits durably for its answers, and the call runs again with them as the next round (D12).
  */
 const answerCall = <E, RSend, RTools, RAsk>(
   handlers: Handlers<E, RSend, RTools, RAsk>,
@@ -513,16 +635,76 @@ const answerCall = <E, RSend, RTools, RAsk>(
       const decision = yield* approval(handlers, index, position, call)
       if (decision._tag === "Deny") return { call, result: Guard.denied(call, decision.reason) }
     }
-    const json = yield* Activity.make({
-      name: `call ${index}.${position}`,
-      success: Schema.Unknown,
-      execute: Toolboxes.callSafely(handlers.toolbox, call, { timeout: settings.timeout }).pipe(
-        IdempotencyKey.within(`${executionId}/${index}/${call.id}`),
-        Effect.map(LoopState.toJson),
-      ),
-    })
-    return { call, result: LoopState.fromJson(json) as ToolResult.ToolResult }
+    const answered = Toolboxes.callSafely(handlers.toolbox, call, { timeout: settings.timeout })
+    const onInput = handlers.onInput
+    const key = `${executionId}/${index}/${call.id}`
+    if (onInput === undefined) {
+      const json = yield* toolActivity(`call ${index}.${position}`, answered, key, LoopState.toJson)
+      return { call, result: LoopState.fromJson(json) as ToolResult.ToolResult }
+    }
+    const place = `${index}.${position}`
+    const round = (
+      at: number,
+      answers: ToolInput.Answers | undefined,
+    ): Effect.Effect<ToolResult.ToolResult, never, RTools | RAsk | Durable> =>
+      Effect.gen(function* () {
+        const name = at === 0 ? `call ${place}` : `call ${place}.${at}`
+        const json = yield* toolActivity(
+          name,
+          ToolInput.taking(answered, answers),
+          key,
+          outcomeJson,
+        )
+        if (!isAsked(json)) return LoopState.fromJson(json) as ToolResult.ToolResult
+        if (at === maxInputRounds) {
+          return ToolResult.error(
+            call.id,
+            `tool ${call.name} failed: it still asked for input after ${maxInputRounds} rounds of answers, and the call was given up`,
+            "server_refused",
+          )
+        }
+        const { requests, state } = json.asked
+        const digest = yield* argumentsDigest(call)
+        const deferred = inputDeferred(`${inputPrefix}${place}.${at} ${digest}`)
+        const token = yield* DurableDeferred.token(deferred)
+        yield* Activity.make({
+          name: `ask input ${place}.${at}`,
+          execute: onInput({ token, call, step: index, round: at, requests }),
+        })
+        const { responses } = yield* DurableDeferred.await(deferred)
+        return yield* round(at + 1, state === undefined ? { responses } : { responses, state })
+      })
+    return { call, result: yield* round(0, undefined) }
   })
+
+/**
+ * How many questions of one call are answered before the call is given up: the MCP SDK's own
+ * bound, which the bridge keeps for the rounds it answers itself.
+ */
+const maxInputRounds = 10
+
+/** A tool call as an activity: `call` run with the idempotency key, recorded as `toJson` gives. */
+const toolActivity = <A, R>(
+  name: string,
+  call: Effect.Effect<A, never, R>,
+  key: string,
+  toJson: (value: A) => unknown,
+): Effect.Effect<unknown, never, R | Durable> =>
+  Activity.make({
+    name,
+    success: Schema.Unknown,
+    execute: call.pipe(IdempotencyKey.within(key), Effect.map(toJson)),
+  })
+
+/**
+ * A round of a call as it is recorded: the result as JSON, as without `onInput`, or the question
+ * under `asked` (a result never has that field).
+ */
+const outcomeJson = (outcome: ToolInput.Outcome): unknown =>
+  outcome._tag === "Answered" ? LoopState.toJson(outcome.result) : { asked: outcome.question }
+
+const isAsked = (json: unknown): json is { readonly asked: ToolInput.Question } =>
+  typeof json === "object" && json !== null && "asked" in json
 
 /**
  * Waits for a person's decision on a call (D3): a durable deferred whose name carries the digest

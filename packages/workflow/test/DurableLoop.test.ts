@@ -1,9 +1,20 @@
 import { describe, it } from "@effect/vitest"
-import { Completion, IdempotencyKey, Request, SvirError, Tool, ToolCall } from "@svir/core"
+import {
+  Completion,
+  IdempotencyKey,
+  Request,
+  SvirError,
+  Tool,
+  Toolbox,
+  ToolCall,
+  ToolInput,
+  ToolResult,
+} from "@svir/core"
 import { Approval, Loop, Stop } from "@svir/loop"
 import { Tools } from "@svir/registry"
 import { Effect, Exit, Fiber, Layer, Option, Queue, Schema } from "effect"
 import { TestClock } from "effect/testing"
+import * as DurableDeferred from "effect/workflow/DurableDeferred"
 import * as WorkflowEngine from "effect/workflow/WorkflowEngine"
 import { assert, expect } from "vitest"
 import { otel } from "../../../test/otel.js"
@@ -239,6 +250,159 @@ describe("DurableLoop approvals", () => {
       expect(answered?.isError).toBe(true)
       expect(answered?.content).toBe("permission denied: refunds need a manager")
     }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+})
+
+describe("DurableLoop questions of a tool (D12)", () => {
+  const cancel = ToolCall.make("call_c", "cancel", '{"order":7}')
+  const questionScript = [calls(cancel), text("Cancelled.")]
+
+  /**
+   * A tool that asks for a confirmation, with a state of its own, until it has an answer (as a
+   * 2026-07-28 MCP server does through the bridge); `rounds` answers it wants before it is done.
+   * Every run is counted, with the answers and state it got.
+   */
+  const asking = (rounds = 1) => {
+    const runs: Array<ToolInput.Answers | undefined> = []
+    const toolbox = Toolbox.make({
+      tools: [Tool.make("cancel", "Cancel an order.")],
+      call: (call) =>
+        Effect.gen(function* () {
+          const taker = yield* Effect.service(ToolInput.Current)
+          runs.push(taker?.answers)
+          if (taker === undefined) return ToolResult.make(call.id, "asked nobody")
+          const round = runs.filter((answers) => answers !== undefined).length
+          if (round < rounds) {
+            return yield* taker.ask({
+              requests: { confirm: { message: `Cancel order 7? (${round})` } },
+              state: `state-${round}`,
+            })
+          }
+          return ToolResult.make(call.id, `cancelled: ${JSON.stringify(taker.answers)}`)
+        }),
+    })
+    return { runs, toolbox }
+  }
+
+  const started = (name: string, rounds = 1) =>
+    Effect.gen(function* () {
+      const model = scripted(questionScript)
+      const { runs, toolbox } = asking(rounds)
+      const asked = yield* Queue.unbounded<DurableLoop.InputRequest>()
+      const agent = DurableLoop.make(name)
+      yield* Layer.build(
+        agent.layer({
+          send: model.send,
+          toolbox,
+          onInput: (request) => Queue.offer(asked, request).pipe(Effect.asVoid),
+        }),
+      )
+      const executionId = yield* agent.start(`${name}-1`, question)
+      return { agent, executionId, asked, runs, model }
+    })
+
+  const confirmed = { confirm: { action: "accept", content: { confirm: true } } }
+
+  it.effect(
+    "waits for the answers, refuses a token for other arguments, and runs the call again with them",
+    () =>
+      Effect.gen(function* () {
+        const { agent, executionId, asked, runs, model } = yield* started("input-answer")
+        const request = yield* Queue.take(asked)
+        expect(request).toMatchObject({
+          call: cancel,
+          step: 0,
+          round: 0,
+          requests: { confirm: { message: "Cancel order 7? (0)" } },
+        })
+        expect(yield* agent.result(executionId)).toEqual(Option.none())
+
+        const forged = ToolCall.make("call_c", "cancel", '{"order":8}')
+        const refused = yield* Effect.flip(DurableLoop.answer(request.token, forged, confirmed))
+        expect(refused._tag).toBe("AnswerRefused")
+        // Neither is an approval's token an answer's, nor the other way round.
+        const parsed = DurableDeferred.TokenParsed.fromString(request.token)
+        const approvalToken = new DurableDeferred.TokenParsed({
+          ...parsed,
+          deferredName: parsed.deferredName.replace(/^input /, "approval "),
+        }).asToken
+        expect(
+          (yield* Effect.flip(DurableLoop.answer(approvalToken, cancel, confirmed)))._tag,
+        ).toBe("AnswerRefused")
+        expect(
+          (yield* Effect.flip(DurableLoop.approve(request.token, cancel, Approval.allow)))._tag,
+        ).toBe("ApprovalRefused")
+        expect(runs.length).toBe(1)
+
+        yield* DurableLoop.answer(request.token, cancel, confirmed)
+        const result = yield* agent.run("input-answer-1", question)
+        expect(result.text).toBe("Cancelled.")
+        // Asked once without answers, then run again with the answers and the tool's state.
+        expect(runs).toEqual([undefined, { responses: confirmed, state: "state-0" }])
+        expect(result.steps[0]?.results).toEqual([
+          ToolResult.make(
+            "call_c",
+            `cancelled: ${JSON.stringify({ responses: confirmed, state: "state-0" })}`,
+          ),
+        ])
+        expect(model.sent.length).toBe(2)
+      }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect("asks each round of a tool that asks again, each with a token of its own", () =>
+    Effect.gen(function* () {
+      const { agent, asked, runs } = yield* started("input-rounds", 3)
+      const tokens: Array<string> = []
+      for (const round of [0, 1, 2]) {
+        const request = yield* Queue.take(asked)
+        expect([request.round, request.requests]).toEqual([
+          round,
+          { confirm: { message: `Cancel order 7? (${round})` } },
+        ])
+        tokens.push(request.token)
+        yield* DurableLoop.answer(request.token, cancel, { confirm: { action: "accept", round } })
+      }
+      const result = yield* agent.run("input-rounds-1", question)
+      expect(result.text).toBe("Cancelled.")
+      expect(new Set(tokens).size).toBe(3)
+      expect(runs.map((answers) => answers?.state)).toEqual([
+        undefined,
+        "state-0",
+        "state-1",
+        "state-2",
+      ])
+    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect("gives up a call whose tool still asks after ten rounds of answers", () =>
+    Effect.gen(function* () {
+      const { agent, asked, runs } = yield* started("input-endless", 100)
+      for (let round = 0; round < 10; round++) {
+        const request = yield* Queue.take(asked)
+        yield* DurableLoop.answer(request.token, cancel, confirmed)
+      }
+      const result = yield* agent.run("input-endless-1", question)
+      const [given] = result.steps[0]?.results ?? []
+      expect([given?.isError, given?.failure, given?.content]).toEqual([
+        true,
+        "server_refused",
+        "tool cancel failed: it still asked for input after 10 rounds of answers, and the call was given up",
+      ])
+      expect(runs.length).toBe(11)
+    }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory)),
+  )
+
+  it.effect("without onInput, the tool answers its questions itself, inside the call", () =>
+    Effect.gen(function* () {
+      const model = scripted(questionScript)
+      const { runs, toolbox } = asking()
+      const agent = DurableLoop.make("input-none")
+      const result = yield* agent
+        .run("input-none-1", question)
+        .pipe(Effect.provide(agent.layer({ send: model.send, toolbox })))
+      expect(result.steps[0]?.results[0]?.content).toBe("asked nobody")
+      expect(runs).toEqual([undefined])
+    }).pipe(Effect.provide(WorkflowEngine.layerMemory)),
   )
 })
 

@@ -7,6 +7,7 @@
  */
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { layer } from "@effect/vitest"
 import { ToolCall } from "@svir/core"
 import { Approval, type Loop } from "@svir/loop"
@@ -24,6 +25,13 @@ const lookup = "Where is order 42?"
 const ship = "Ship order 7."
 const refund = "Refund order 9."
 const invoice = "Send me the invoice of order 5."
+const cancel = "Cancel order 3."
+
+/** The MCP server whose `cancel` tool asks before it acts, which the runners run over stdio. */
+const mcpServer = fileURLToPath(new URL("./fixtures/cancel-server.mjs", import.meta.url))
+
+/** The confirmation a person gives to the `cancel` tool's form. */
+const confirmed = { confirm: { action: "accept", content: { confirm: true } } }
 
 /** The model's side of each conversation, by its question and step. */
 const answer = (request: Received): Reply => {
@@ -44,6 +52,10 @@ const answer = (request: Received): Reply => {
       return step === 0
         ? { _tag: "Calls", calls: [{ id: "call_r0", name: "refund", arguments: '{"id":9}' }] }
         : { _tag: "Text", text: "Order 9 is refunded." }
+    case cancel:
+      return step === 0
+        ? { _tag: "Calls", calls: [{ id: "call_c0", name: "cancel", arguments: '{"id":3}' }] }
+        : { _tag: "Text", text: "Order 3 is cancelled." }
     case invoice:
       if (step === 0) {
         return { _tag: "Calls", calls: [{ id: "call_i0", name: "invoice", arguments: '{"id":5}' }] }
@@ -76,26 +88,34 @@ const conversation = (result: Loop.Result) =>
 
 /**
  * The same question, run undisturbed in this process on the in-memory engine, with the same
- * model server and tools (the gate open); approvals allowed as soon as they are asked for.
+ * model server and tools (the gate open); an approval allowed, or a tool's question confirmed,
+ * as soon as it is asked for.
  */
-const undisturbed = (name: string, text: string, asks = false) =>
+const undisturbed = (name: string, text: string, asks?: "approval" | "input") =>
   Effect.gen(function* () {
     const setup = yield* KillSetup
     const log = join(setup.folder, `undisturbed-${name}.log`)
     Runners.createLog(log)
     return yield* Effect.gen(function* () {
-      yield* Layer.build(registered({ ...setup.config(port), log }, () => Promise.resolve()))
+      const config = { ...setup.config(port), log, mcpServer }
+      yield* Layer.build(registered(config, () => Promise.resolve()))
       const id = `undisturbed-${name}`
       yield* agent.start(id, question(text))
-      if (asks) {
+      if (asks === "approval") {
         const asked = yield* Runners.untilLogged(log, askedIn)
         yield* DurableLoop.approve(asked.token, toolCall(asked.call), Approval.allow)
+      }
+      if (asks === "input") {
+        const asked = yield* Runners.untilLogged(log, inputIn)
+        yield* DurableLoop.answer(asked.token, toolCall(asked.call), confirmed)
       }
       return yield* agent.run(id, question(text))
     }).pipe(Effect.scoped, Effect.provide(WorkflowEngine.layerMemory))
   })
 
 const askedIn = (lines: ReadonlyArray<LogLine>) => lines.find((line) => line._tag === "Ask")
+
+const inputIn = (lines: ReadonlyArray<LogLine>) => lines.find((line) => line._tag === "Input")
 
 const toolCall = (call: {
   readonly id: string
@@ -199,7 +219,7 @@ layer(
         const setup = yield* KillSetup
         const config = setup.config(port)
         Runners.createLog(config.log)
-        const expected = yield* undisturbed("refund", refund, true)
+        const expected = yield* undisturbed("refund", refund, "approval")
 
         const first = yield* Runners.start(test, "first", config)
         yield* agent.start("refund-1", question(refund))
@@ -215,6 +235,55 @@ layer(
         // Told at least once (D3): again only if the kill came before the telling was recorded.
         for (const line of lines) {
           if (line._tag === "Ask") expect(line.token).toBe(asked.token)
+        }
+      }).pipe(Effect.scoped),
+    timeout,
+  )
+
+  it.effect(
+    "a run whose runner died while an MCP tool's question waited is answered and finished through another",
+    (test) =>
+      Effect.gen(function* () {
+        const setup = yield* KillSetup
+        const config = { ...setup.config(port), mcpServer }
+        Runners.createLog(config.log)
+        const expected = yield* undisturbed("cancel", cancel, "input")
+
+        const first = yield* Runners.start(test, "first", config)
+        const executionId = yield* agent.start("cancel-1", question(cancel))
+        const asked = yield* Runners.untilLogged(config.log, inputIn)
+        // The server's question as it asked it, carried to the person.
+        expect(asked.requests).toEqual({
+          confirm: {
+            method: "elicitation/create",
+            params: {
+              mode: "form",
+              message: "Cancel order 3?",
+              requestedSchema: {
+                type: "object",
+                properties: { confirm: { type: "boolean" } },
+                required: ["confirm"],
+              },
+            },
+          },
+        })
+        yield* first.kill
+        yield* Runners.start(test, "second", config)
+        const forged = toolCall({ ...asked.call, arguments: '{"id":4}' })
+        const refused = yield* Effect.flip(DurableLoop.answer(asked.token, forged, confirmed))
+        expect(refused._tag).toBe("AnswerRefused")
+        yield* DurableLoop.answer(asked.token, toolCall(asked.call), confirmed)
+        const result = yield* agent.run("cancel-1", question(cancel))
+
+        expect(conversation(result)).toBe(conversation(expected))
+        expect(result.steps[0]?.results[0]?.content).toBe("order 3 is cancelled")
+        const lines = Runners.lines(config.log)
+        // Cancelled once, by the call that carried the answers and the server's own state.
+        expect(ranFor(lines, "call_c0").map((line) => [line.key, line.state])).toEqual([
+          [`${executionId}/0/call_c0`, "cancel-3"],
+        ])
+        for (const line of lines) {
+          if (line._tag === "Input") expect(line.token).toBe(asked.token)
         }
       }).pipe(Effect.scoped),
     timeout,

@@ -17,7 +17,7 @@ import type { SchemaValidator } from "./schemaValidator.js"
 export const maxInputRounds = 10
 
 /** Why a call cannot answer what its server asked, and the failure of its result. */
-class InputNotGiven {
+export class InputNotGiven {
   constructor(
     readonly why: string,
     readonly failure: ToolResult.Failure,

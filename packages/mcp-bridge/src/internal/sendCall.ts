@@ -2,11 +2,12 @@ import {
   type InputRequiredResult,
   type InputResponse,
   isInputRequiredResult,
+  isSpecType,
   type Progress,
   specTypeSchemas,
   withInputRequired,
 } from "@modelcontextprotocol/client"
-import { IdempotencyKey, Toolbox, type ToolCall, type ToolResult } from "@svir/core"
+import { IdempotencyKey, Toolbox, type ToolCall, ToolInput, type ToolResult } from "@svir/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -19,7 +20,7 @@ import { answeredResult, failedResult } from "./callResult.js"
 import type { CallSettings } from "./callSettings.js"
 import { CallSignal } from "./callSignal.js"
 import { callFailureOf, describe, describeCallFailure } from "./failure.js"
-import { type InputAnswerer, maxInputRounds } from "./inputRequests.js"
+import { type InputAnswerer, type InputNotGiven, maxInputRounds } from "./inputRequests.js"
 import { inputAnswererOf } from "./mcpClient.js"
 import type { OutputCheck } from "./outputCheck.js"
 import { type ParamHeader, paramHeaders } from "./paramHeaders.js"
@@ -161,7 +162,9 @@ const resultOrInputRequired = withInputRequired(specTypeSchemas.CallToolResult)
 /**
  * Sends the call, and on a 2026-07-28 connection answers each `input_required` result of the
  * server and sends the call again with the answers, up to {@link maxInputRounds} rounds (D51). A
- * Client the caller brought answers through its own handlers, inside the SDK.
+ * Client the caller brought answers through its own handlers, inside the SDK. A caller that takes
+ * the questions itself (core's `ToolInput.taking`, D55) is handed each round that asks something,
+ * which ends the call, and its answers go with the first request of the next run of the call.
  */
 const sendOne = (
   settings: CallSettings,
@@ -172,33 +175,101 @@ const sendOne = (
   args: Record<string, unknown>,
   tool: CompiledTool,
   mayResend: boolean,
-): Effect.Effect<ToolResult.ToolResult> => {
-  const answerer = inputAnswererOf(connection.client)
-  const send = (answers: Answers) =>
-    sendLeg(settings, span, connection, call, serverName, args, tool, mayResend, answers, answerer)
-  if (answerer === undefined) return Effect.map(send({}), settledOf(settings, call))
-  const rounds = (
-    round: number,
-    outcome: ToolResult.ToolResult | InputRequiredResult,
-  ): Effect.Effect<ToolResult.ToolResult> => {
-    if (!isInputRequiredResult(outcome)) return Effect.succeed(outcome)
-    if (round === maxInputRounds) return Effect.succeed(settledOf(settings, call)(outcome))
-    const requests = outcome.inputRequests ?? {}
-    const state = outcome.requestState === undefined ? {} : { requestState: outcome.requestState }
-    const answered =
-      Object.keys(requests).length === 0
-        ? Effect.as(Effect.sleep(stateOnlyPacing), state)
-        : Effect.map(answerer(requests), (inputResponses) => ({ inputResponses, ...state }))
-    return Effect.matchEffect(answered, {
-      onFailure: (refused) =>
-        Effect.succeed(
-          failedResult(settings, call, `tool ${call.name} failed: ${refused.why}`, refused.failure),
-        ),
-      onSuccess: (answers) => Effect.flatMap(send(answers), (next) => rounds(round + 1, next)),
-    })
+): Effect.Effect<ToolResult.ToolResult> =>
+  Effect.flatMap(Effect.service(ToolInput.Current), (taker) => {
+    const answerRound = roundAnswerer(taker, inputAnswererOf(connection.client))
+    const send = (answers: Answers) =>
+      sendLeg(
+        settings,
+        span,
+        connection,
+        call,
+        serverName,
+        args,
+        tool,
+        mayResend,
+        answers,
+        answerRound !== undefined,
+      )
+    if (answerRound === undefined) return Effect.map(send({}), settledOf(settings, call))
+    const rounds = (
+      round: number,
+      outcome: ToolResult.ToolResult | InputRequiredResult,
+    ): Effect.Effect<ToolResult.ToolResult> => {
+      if (!isInputRequiredResult(outcome)) return Effect.succeed(outcome)
+      if (round === maxInputRounds) return Effect.succeed(settledOf(settings, call)(outcome))
+      const requests = outcome.inputRequests ?? {}
+      const state = outcome.requestState === undefined ? {} : { requestState: outcome.requestState }
+      const answered =
+        Object.keys(requests).length === 0
+          ? Effect.as(Effect.sleep(stateOnlyPacing), state)
+          : Effect.map(answerRound(requests, outcome.requestState), (inputResponses) => ({
+              inputResponses,
+              ...state,
+            }))
+      return Effect.matchEffect(answered, {
+        onFailure: (refused) =>
+          Effect.succeed(
+            failedResult(
+              settings,
+              call,
+              `tool ${call.name} failed: ${refused.why}`,
+              refused.failure,
+            ),
+          ),
+        onSuccess: (answers) => Effect.flatMap(send(answers), (next) => rounds(round + 1, next)),
+      })
+    }
+    const first = takenAnswers(taker)
+    if (first === "unfit") {
+      const text = `tool ${call.name} failed: the answers given to its server's questions are not answers MCP defines (a form's result, roots, a sampled message)`
+      return Effect.succeed(failedResult(settings, call, text, "invalid_arguments"))
+    }
+    return Effect.flatMap(send(first), (outcome) => rounds(0, outcome))
+  })
+
+/**
+ * Who answers a round's requests: the caller that takes the questions (D55), whose `ask` ends
+ * the call; else the answerer of a Client the bridge made (D51); else nobody here, as a Client
+ * the caller brought answers inside the SDK.
+ */
+const roundAnswerer = (
+  taker: ToolInput.Taker | undefined,
+  answerer: InputAnswerer | undefined,
+):
+  | ((
+      requests: Readonly<Record<string, unknown>>,
+      state: string | undefined,
+    ) => Effect.Effect<Record<string, InputResponse>, InputNotGiven>)
+  | undefined => {
+  if (taker !== undefined) {
+    return (requests, state) => taker.ask(state === undefined ? { requests } : { requests, state })
   }
-  return Effect.flatMap(send({}), (outcome) => rounds(0, outcome))
+  return answerer
 }
+
+/**
+ * What the first request of a call carries: the answers the caller took the last round's
+ * questions for, with the server's state as it came (D55), if any; `unfit` when a response is
+ * none of the three kinds MCP defines.
+ */
+const takenAnswers = (taker: ToolInput.Taker | undefined): Answers | "unfit" => {
+  const answers = taker?.answers
+  if (answers === undefined) return {}
+  const inputResponses: Record<string, InputResponse> = {}
+  for (const [key, response] of Object.entries(answers.responses)) {
+    if (!isInputResponse(response)) return "unfit"
+    inputResponses[key] = response
+  }
+  return answers.state === undefined
+    ? { inputResponses }
+    : { inputResponses, requestState: answers.state }
+}
+
+const isInputResponse = (response: unknown): response is InputResponse =>
+  isSpecType.ElicitResult(response) ||
+  isSpecType.ListRootsResult(response) ||
+  isSpecType.CreateMessageResult(response)
 
 /**
  * The result of a call whose server still asks for input when no more rounds are answered: the
@@ -227,7 +298,7 @@ const sendLeg = (
   { check, headers }: CompiledTool,
   mayResend: boolean,
   answers: Answers,
-  answerer: InputAnswerer | undefined,
+  answersInput: boolean,
 ): Effect.Effect<ToolResult.ToolResult | InputRequiredResult> =>
   Effect.flatMap(Effect.context<never>(), (context) =>
     Effect.callback<ToolResult.ToolResult | InputRequiredResult>((resume) => {
@@ -254,8 +325,8 @@ const sendLeg = (
             maxTotalTimeout: settings.maxTotalMillis,
             // Given always: the SDK asks for progress, which extends the timeout, only with a handler.
             onprogress: (progress) => pending.progress(progress),
-            // The bridge answers the server's questions in the call's fiber (D51).
-            allowInputRequired: answerer !== undefined,
+            // The bridge answers the server's questions in the call's fiber (D51), or hands them on (D55).
+            allowInputRequired: answersInput,
             ...(headers === undefined ? {} : { headers: paramHeaders(headers, args) }),
           },
         )
