@@ -4,9 +4,11 @@
  * @since 0.2.0
  * @module
  */
+import * as Result from "effect/Result"
 import type * as Completion from "./Completion.js"
 import type * as Parts from "./internal/parts.js"
-import type * as ToolCall from "./ToolCall.js"
+import * as SvirError from "./SvirError.js"
+import * as ToolCall from "./ToolCall.js"
 import type * as ToolResult from "./ToolResult.js"
 
 /**
@@ -311,3 +313,70 @@ export const assistant = (completion: Completion.Completion): Assistant => ({
  * @category constructors
  */
 export const toolResult = (result: ToolResult.ToolResult): Tool => ({ _tag: "Tool", result })
+
+/**
+ * The results that answer the calls of the assistant turn at `index`: the `Tool` messages right
+ * after it, put in the order of its calls (D45), and the index of the first message after them.
+ * Each call takes the first result not yet taken with its id, so calls that share an id (Kimi,
+ * Gemini) are answered in order. A call with no result, or a result that answers no call, is
+ * Unsupported: no wire takes either. Every codec sends a turn's results this way.
+ *
+ * @example
+ * ```ts
+ * import { Completion, Message, ToolCall, ToolResult } from "@svir/core"
+ *
+ * const turn = Message.assistant(
+ *   Completion.make({
+ *     calls: [ToolCall.make("a", "now"), ToolCall.make("b", "now")],
+ *     finish: "tool_calls",
+ *   }),
+ * )
+ * const messages = [
+ *   turn,
+ *   Message.toolResult(ToolResult.make("b", "later")),
+ *   Message.toolResult(ToolResult.make("a", "now")),
+ * ]
+ * const answers = Message.answersAt(messages, 0)
+ * // Result.succeed({ results: [the result of "a", the result of "b"], next: 3 })
+ * ```
+ *
+ * @since 0.2.0
+ * @category combinators
+ */
+export const answersAt = (
+  messages: ReadonlyArray<Message>,
+  index: number,
+): Result.Result<
+  { readonly results: ReadonlyArray<ToolResult.ToolResult>; readonly next: number },
+  SvirError.SvirError
+> => {
+  const turn = messages[index]
+  const calls = turn?._tag === "Assistant" ? turn.calls : []
+  const given: Array<ToolResult.ToolResult> = []
+  let next = index + 1
+  for (let message = messages[next]; message?._tag === "Tool"; message = messages[++next]) {
+    given.push(message.result)
+  }
+  const taken = new Array<boolean>(given.length).fill(false)
+  const results: Array<ToolResult.ToolResult> = []
+  for (const call of calls) {
+    const found = given.findIndex((result, j) => !taken[j] && result.callId === call.id)
+    if (found === -1) {
+      return unsupported(
+        `call ${call.id} (${ToolCall.shownName(call.name)}) has no result after the assistant turn that made it; every call needs one`,
+      )
+    }
+    taken[found] = true
+    results.push(given[found]!)
+  }
+  const extra = taken.indexOf(false)
+  if (extra !== -1) {
+    return unsupported(
+      `the result for call ${given[extra]!.callId} answers no call of the assistant turn before it`,
+    )
+  }
+  return Result.succeed({ results, next })
+}
+
+const unsupported = (message: string): Result.Result<never, SvirError.SvirError> =>
+  Result.fail(SvirError.make("Unsupported", message))

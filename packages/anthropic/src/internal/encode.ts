@@ -1,9 +1,10 @@
-import type { Message, Tool, ToolCall, ToolResult } from "@svir/core"
+import type { Tool, ToolCall, ToolResult } from "@svir/core"
 import {
   Body,
   Request as CoreRequest,
   ToolCall as CoreToolCall,
   Json,
+  Message,
   type Request,
   SvirError,
 } from "@svir/core"
@@ -282,15 +283,18 @@ const encodeMessages = (request: Request.Request): Encoded<Array<RequestBody.Mes
         // D2: a turn with nothing in it (an empty answer) is not sent: the API refuses empty
         // content, and it says nothing.
         if (assistant.success.length > 0) turns.assistant(assistant.success)
-        i++
-        // The results of this turn's calls follow it, in the order of the calls.
-        let end = i
-        while (end < messages.length && messages[end]!._tag === "Tool") end++
-        if (message.calls.length === 0 && end === i) break
-        const results = encodeResults(message.calls, messages.slice(i, end) as Array<Message.Tool>)
-        if (Result.isFailure(results)) return Result.fail(results.failure)
-        turns.user(results.success)
-        i = end
+        // openai-codec D8, here too: the results of this turn's calls follow it, in the order of
+        // the calls, as one user turn of tool_result blocks.
+        const answers = Message.answersAt(messages, i)
+        if (Result.isFailure(answers)) return Result.fail(answers.failure)
+        const blocks: Array<RequestBody.UserBlock> = []
+        for (const result of answers.success.results) {
+          const block = encodeResult(result)
+          if (Result.isFailure(block)) return Result.fail(block.failure)
+          blocks.push(block.success)
+        }
+        if (blocks.length > 0) turns.user(blocks)
+        i = answers.success.next
         break
       }
       case "Tool":
@@ -338,44 +342,6 @@ const inputOf = (call: ToolCall.ToolCall): Encoded<{ readonly [key: string]: unk
   return unsupported(
     `the arguments of call ${call.id} (${CoreToolCall.shownName(call.name)}) are not a JSON object; the Messages API carries a call's input as an object`,
   )
-}
-
-/**
- * openai-codec D8, here too: the results after an assistant turn go in the order of its calls;
- * each call takes the first result not yet taken with its id. A call with no result, or a result
- * that answers no call, is Unsupported: the API refuses both.
- */
-const encodeResults = (
-  calls: ReadonlyArray<ToolCall.ToolCall>,
-  results: ReadonlyArray<Message.Tool>,
-): Encoded<Array<RequestBody.UserBlock>> => {
-  const taken = new Array<boolean>(results.length).fill(false)
-  const out: Array<RequestBody.UserBlock> = []
-  for (const call of calls) {
-    let found = -1
-    for (let j = 0; j < results.length; j++) {
-      if (!taken[j] && results[j]!.result.callId === call.id) {
-        found = j
-        break
-      }
-    }
-    if (found === -1) {
-      return unsupported(
-        `call ${call.id} (${CoreToolCall.shownName(call.name)}) has no result after the assistant turn that made it; every call needs one`,
-      )
-    }
-    taken[found] = true
-    const block = encodeResult(results[found]!.result)
-    if (Result.isFailure(block)) return Result.fail(block.failure)
-    out.push(block.success)
-  }
-  const extra = taken.indexOf(false)
-  if (extra !== -1) {
-    return unsupported(
-      `the result for call ${results[extra]!.result.callId} answers no call of the assistant turn before it`,
-    )
-  }
-  return Result.succeed(out)
 }
 
 /**

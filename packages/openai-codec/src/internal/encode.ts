@@ -1,5 +1,5 @@
-import type { Message, Request, Tool, ToolCall, ToolResult } from "@svir/core"
-import { Body, SvirError } from "@svir/core"
+import type { Request, Tool, ToolCall, ToolResult } from "@svir/core"
+import { Body, Message, SvirError } from "@svir/core"
 import * as Base64 from "effect/encoding/Base64"
 import * as Result from "effect/Result"
 import type * as RequestBody from "../RequestBody.js"
@@ -196,15 +196,15 @@ const encodeMessages = (
       }
       case "Assistant": {
         out.push(encodeAssistant(message, sendReasoning))
-        i++
-        // The results of this turn's calls follow it, in the order of the calls.
-        let end = i
-        while (end < messages.length && messages[end]!._tag === "Tool") end++
-        if (message.calls.length === 0 && end === i) break
-        const results = encodeResults(message.calls, messages.slice(i, end) as Array<Message.Tool>)
-        if (Result.isFailure(results)) return Result.fail(results.failure)
-        for (const result of results.success) out.push(result)
-        i = end
+        // D8: the results of this turn's calls follow it, in the order of the calls.
+        const answers = Message.answersAt(messages, i)
+        if (Result.isFailure(answers)) return Result.fail(answers.failure)
+        for (const result of answers.success.results) {
+          const encoded = encodeResult(result)
+          if (Result.isFailure(encoded)) return Result.fail(encoded.failure)
+          out.push(encoded.success)
+        }
+        i = answers.success.next
         break
       }
       case "Tool":
@@ -242,43 +242,6 @@ const encodeCall = (call: ToolCall.ToolCall): RequestBody.ToolCallParam => ({
   // D3: empty or blank arguments are sent as "{}": templates parse them as JSON.
   function: { name: call.name, arguments: isBlank(call.arguments) ? "{}" : call.arguments },
 })
-
-/**
- * Puts the results in the order of the calls (D8). Each call takes the first result not yet taken
- * with its id, so calls that share an id (Kimi, Gemini) are answered in order.
- */
-const encodeResults = (
-  calls: ReadonlyArray<ToolCall.ToolCall>,
-  results: ReadonlyArray<Message.Tool>,
-): Result.Result<Array<RequestBody.ToolMessage>, SvirError.SvirError> => {
-  const taken = new Array<boolean>(results.length).fill(false)
-  const out: Array<RequestBody.ToolMessage> = []
-  for (const call of calls) {
-    let found = -1
-    for (let j = 0; j < results.length; j++) {
-      if (!taken[j] && results[j]!.result.callId === call.id) {
-        found = j
-        break
-      }
-    }
-    if (found === -1) {
-      return unsupported(
-        `call ${call.id} (${call.name}) has no result after the assistant turn that made it; every call needs one`,
-      )
-    }
-    taken[found] = true
-    const message = encodeResult(results[found]!.result)
-    if (Result.isFailure(message)) return Result.fail(message.failure)
-    out.push(message.success)
-  }
-  const extra = taken.indexOf(false)
-  if (extra !== -1) {
-    return unsupported(
-      `the result for call ${results[extra]!.result.callId} answers no call of the assistant turn before it`,
-    )
-  }
-  return Result.succeed(out)
-}
 
 /** D9: a result's content and its text files, as one string; an image is Unsupported. */
 const encodeResult = (

@@ -1,11 +1,5 @@
-import type { Codec, Message, Tool, ToolCall, ToolResult } from "@svir/core"
-import {
-  Body,
-  Request as CoreRequest,
-  ToolCall as CoreToolCall,
-  type Request,
-  SvirError,
-} from "@svir/core"
+import type { Codec, Tool, ToolResult } from "@svir/core"
+import { Body, Request as CoreRequest, Message, type Request, SvirError } from "@svir/core"
 import * as Base64 from "effect/encoding/Base64"
 import * as Result from "effect/Result"
 import * as Reasoning from "../Reasoning.js"
@@ -301,13 +295,9 @@ const encodeAfterPrevious = (
   }
   let i = last + 1
   if (last >= 0) {
-    const turn = messages[last] as Message.Assistant
-    let end = i
-    while (end < messages.length && messages[end]!._tag === "Tool") end++
-    const results = encodeResults(turn.calls, messages.slice(i, end) as Array<Message.Tool>)
-    if (Result.isFailure(results)) return results.failure
-    for (const item of results.success) out.push(item)
-    i = end
+    const answered = encodeAnswers(messages, last, out)
+    if (Result.isFailure(answered)) return answered.failure
+    i = answered.success
   } else {
     // The calls are in the stored response, not here: the results go in the order given.
     while (i < messages.length && messages[i]!._tag === "Tool") {
@@ -354,15 +344,9 @@ const encodeConversation = (
         const turn = encodeAssistant(message, withReasoning, sendReasoning === true)
         if (Result.isFailure(turn)) return turn.failure
         for (const item of turn.success) out.push(item)
-        i++
-        // The results of this turn's calls follow it, in the order of the calls.
-        let end = i
-        while (end < messages.length && messages[end]!._tag === "Tool") end++
-        if (message.calls.length === 0 && end === i) break
-        const results = encodeResults(message.calls, messages.slice(i, end) as Array<Message.Tool>)
-        if (Result.isFailure(results)) return results.failure
-        for (const item of results.success) out.push(item)
-        i = end
+        const answered = encodeAnswers(messages, i, out)
+        if (Result.isFailure(answered)) return answered.failure
+        i = answered.success
         break
       }
       case "Tool":
@@ -427,41 +411,23 @@ const callIdProblem = (id: string): string | undefined =>
     : `the call id ${JSON.stringify(id.slice(0, 70))} is not one the Responses API takes: 1 to 64 characters`
 
 /**
- * openai-codec D8, here too: the results after an assistant turn go in the order of its calls;
- * each call takes the first result not yet taken with its id. A call with no result, or a result
- * that answers no call, is Unsupported: the API refuses both.
+ * openai-codec D8, here too: the results of the assistant turn at `index` follow it, in the order
+ * of its calls (core's `Message.answersAt`), each a `function_call_output`; gives the index after
+ * them.
  */
-const encodeResults = (
-  calls: ReadonlyArray<ToolCall.ToolCall>,
-  results: ReadonlyArray<Message.Tool>,
-): Encoded<Array<RequestBody.FunctionCallOutput>> => {
-  const taken = new Array<boolean>(results.length).fill(false)
-  const out: Array<RequestBody.FunctionCallOutput> = []
-  for (const call of calls) {
-    let found = -1
-    for (let j = 0; j < results.length; j++) {
-      if (!taken[j] && results[j]!.result.callId === call.id) {
-        found = j
-        break
-      }
-    }
-    if (found === -1) {
-      return unsupported(
-        `call ${call.id} (${CoreToolCall.shownName(call.name)}) has no result after the assistant turn that made it; every call needs one`,
-      )
-    }
-    taken[found] = true
-    const item = encodeResult(results[found]!.result)
+const encodeAnswers = (
+  messages: ReadonlyArray<Message.Message>,
+  index: number,
+  out: Array<RequestBody.InputItem>,
+): Encoded<number> => {
+  const answers = Message.answersAt(messages, index)
+  if (Result.isFailure(answers)) return Result.fail(answers.failure)
+  for (const result of answers.success.results) {
+    const item = encodeResult(result)
     if (Result.isFailure(item)) return Result.fail(item.failure)
     out.push(item.success)
   }
-  const extra = taken.indexOf(false)
-  if (extra !== -1) {
-    return unsupported(
-      `the result for call ${results[extra]!.result.callId} answers no call of the assistant turn before it`,
-    )
-  }
-  return Result.succeed(out)
+  return Result.succeed(answers.success.next)
 }
 
 /**
