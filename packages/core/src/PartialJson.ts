@@ -13,7 +13,8 @@ import * as Json from "./Json.js"
  * The value so far of a JSON text cut anywhere: objects and arrays with what they hold so far,
  * and a string as far as it goes; a number, `true`, `false` or `null` not yet whole, and a key
  * whose value has not begun, are left out until they are. The whole text gives what `JSON.parse`
- * gives. `undefined` when nothing is known yet, when the text is not the start of a JSON text,
+ * gives (on Node 24 that can be a key with an escape misread, the engine's fault: D47).
+ * `undefined` when nothing is known yet, when the text is not the start of a JSON text,
  * or when it nests deeper than `Json.maxDepth`. Each part of a value, once shown, stays as it
  * was; a string only grows. (A number alone is whole JSON at every digit, and is read as it is.)
  * One call reads the text once, in time that grows with its length. For an answer that arrives

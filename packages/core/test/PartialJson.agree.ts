@@ -3,8 +3,9 @@
  * piece, what the old one-call reader gives for the text so far, and so does one `parse` call.
  */
 import { assert } from "@effect/vitest"
+import { Result } from "effect"
 import * as fc from "fast-check"
-import { PartialJson } from "../src/index.js"
+import { Json, PartialJson } from "../src/index.js"
 import * as Reference from "./PartialJson.reference.js"
 
 /** Where to cut a text: a few offsets, any, or none. */
@@ -26,7 +27,13 @@ export const agreesInPieces = (text: string, offsets: ReadonlyArray<number>): vo
     const prefix = text.slice(0, end)
     const expected = Reference.parse(prefix)
     assert.deepStrictEqual(shown, expected, JSON.stringify({ text, end }))
-    assert.deepStrictEqual(PartialJson.parse(prefix), expected, JSON.stringify({ prefix }))
+    // A whole text gives what the engine's JSON.parse gives, misread keys and all (core D47).
+    const whole = Json.parse(prefix)
+    assert.deepStrictEqual(
+      PartialJson.parse(prefix),
+      Result.isSuccess(whole) ? whole.success : expected,
+      JSON.stringify({ prefix }),
+    )
     if (!reader.changed) assert.deepStrictEqual(shown, before, JSON.stringify({ text, end }))
     before = expected
     start = end

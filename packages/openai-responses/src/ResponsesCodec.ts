@@ -15,7 +15,7 @@ import type * as Stream from "effect/Stream"
 import * as Encoder from "./internal/encode.js"
 import * as Resolved from "./internal/options.js"
 import { decodeResponse as decodeBody } from "./internal/response.js"
-import { StreamDecoder } from "./internal/streamDecoder.js"
+import { streamDecoder } from "./internal/streamDecoder.js"
 import type * as WireOptionChecks from "./internal/wireOptions.js"
 import type * as RequestBody from "./RequestBody.js"
 import * as ServerError from "./ServerError.js"
@@ -234,7 +234,7 @@ export const decodeResponse = (
  * @category decoding
  */
 export const decoder = (options?: Options): Codec.StreamDecoder =>
-  new StreamDecoder(options === undefined ? defaults : resolveOptions(options))
+  streamDecoder(options === undefined ? defaults : resolveOptions(options))
 
 /**
  * The codec, for any transport that takes a core `Codec`.
@@ -260,7 +260,7 @@ export const make = (options?: Options): Codec.Codec => {
         Effect.fromResult(Encoder.encodeBody(valid, encodeOptions, resolved)),
       ),
     decodeResponse: (body) => Effect.suspend(() => Effect.fromResult(decodeBody(body, resolved))),
-    decoder: () => new StreamDecoder(resolved),
+    decoder: () => streamDecoder(resolved),
     http,
     fields,
   }

@@ -1,5 +1,5 @@
 import type { Completion, ToolCall } from "@svir/core"
-import { Event, Json, Pieces, Received, SvirError } from "@svir/core"
+import { Event, Json, type JsonEvents, Pieces, Received, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import * as Thinking from "../Thinking.js"
 import type * as Options from "./options.js"
@@ -86,9 +86,12 @@ const isIndex = (value: unknown): value is number =>
  * The state machine of one answer, fed the Messages events one at a time (each one's JSON data,
  * already parsed). It gives the events of the codec as they come and the Completion at the end.
  * A whole (non-streamed) answer is read by the same machine: its body is a `message_start`
- * that holds all the content (D10).
+ * that holds all the content (D10). A stream is read through core's `JsonEvents` decoder: the
+ * SSE event name is not read but for `error` (D16), as every event's data says its type, the
+ * streaming page says, and gateways that drop the `event:` lines (vercel/ai's recordings are
+ * replayed so) still give the whole answer.
  */
-export class Assembly {
+export class Assembly implements JsonEvents.Answer {
   /** `message_start` was read. */
   private started = false
   private id: string | undefined
@@ -116,6 +119,27 @@ export class Assembly {
   private usageProblem = false
 
   constructor(private readonly options: Options.Resolved) {}
+
+  /**
+   * The end of a stream before `message_stop` (D10, after the last event's data, read when it
+   * lacks its blank line): lenient mode takes an answer whose stop reason came; otherwise the
+   * answer is cut, and its calls are not released (D1).
+   */
+  unfinished(): Result.Result<Completion.Completion, SvirError.SvirError> {
+    return this.stopped && this.options.lenient
+      ? this.complete("the stream ended after the stop reason, without message_stop")
+      : Result.fail(SvirError.make("TruncatedStream", "the stream ended before message_stop"))
+  }
+
+  /** D14: an `error` event whose data is not JSON: its text is the server's words. */
+  errorOfText(text: string): SvirError.SvirError {
+    return ServerError.fromText(text)
+  }
+
+  /** D14: `event: error` with a body that does not say so is an error all the same. */
+  errorOfBody(body: { readonly [key: string]: unknown }): SvirError.SvirError {
+    return ServerError.fromBody(body, "in the stream")
+  }
 
   get hasStarted(): boolean {
     return this.started

@@ -1,5 +1,5 @@
 import type { Completion, ToolCall } from "@svir/core"
-import { Event, Json, Pieces, Received, SvirError } from "@svir/core"
+import { Event, Json, type JsonEvents, Pieces, Received, SvirError } from "@svir/core"
 import * as Result from "effect/Result"
 import * as Reasoning from "../Reasoning.js"
 import type * as Options from "./options.js"
@@ -91,9 +91,11 @@ type Ending = "completed" | "incomplete"
  * The state machine of one answer, fed the Responses events one at a time (each one's JSON data,
  * already parsed). It gives the codec's events as they come and the Completion at the end. A whole
  * (non-streamed) answer is read by the same machine: its body is the terminal event's response,
- * whose output items it reads as if streamed (D14).
+ * whose output items it reads as if streamed (D14). A stream is read through core's `JsonEvents`
+ * decoder: the SSE event name is not read but for `error` (D24), as the data's `type` names each
+ * event, and streams replayed without their `event:` lines still give the whole answer.
  */
-export class Assembly {
+export class Assembly implements JsonEvents.Answer {
   private id: string | undefined
   private model: string | undefined
   private readonly items = new Map<number, Item>()
@@ -116,6 +118,30 @@ export class Assembly {
   private notes: Array<string> | undefined
 
   constructor(private readonly options: Options.Resolved) {}
+
+  /**
+   * D13: the end of a stream before `response.completed` or `response.incomplete` (after the
+   * last event's data, read when it lacks its blank line): the answer is cut, and its calls are
+   * released only from a complete answer.
+   */
+  unfinished(): Result.Result<Completion.Completion, SvirError.SvirError> {
+    return Result.fail(
+      SvirError.make(
+        "TruncatedStream",
+        "the stream ended before response.completed or response.incomplete",
+      ),
+    )
+  }
+
+  /** D22: an `error` event whose data is not JSON: its text is the server's words. */
+  errorOfText(text: string): SvirError.SvirError {
+    return ServerError.fromText(text)
+  }
+
+  /** D22: `event: error` with data that does not say so is an error all the same. */
+  errorOfBody(body: { readonly [key: string]: unknown }): SvirError.SvirError {
+    return ServerError.fromBody(body, "in the stream")
+  }
 
   private note(text: string): void {
     this.notes ??= []
