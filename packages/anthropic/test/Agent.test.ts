@@ -5,7 +5,6 @@
  * streams from its documentation (`@svir/conformance`'s `cases/anthropic/recordings/docs`, provenance in its README): a text and a
  * `get_weather` call, then a text answer.
  */
-import { createServer, type IncomingHttpHeaders } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@svir/client"
 import { type Codec, Request } from "@svir/core"
@@ -14,6 +13,7 @@ import { Tools } from "@svir/registry"
 import { Answer, ScriptedServer } from "@svir/testing"
 import { Effect, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { replayServer } from "../../../test/replayServer.js"
 import { AnthropicCodec } from "../src/index.js"
 import { read } from "./support/recordings.js"
 
@@ -45,55 +45,6 @@ const agent = (client: Client.Service, tools: ReturnType<typeof weatherTool>["to
     return yield* Loop.run({ send: client.stream, toolbox: tools, request })
   })
 
-interface Received {
-  readonly headers: IncomingHttpHeaders
-  readonly url: string | undefined
-  readonly body: Record<string, unknown>
-}
-
-interface Started {
-  readonly url: string
-  readonly received: Array<Received>
-  readonly close: () => Promise<void>
-}
-
-/** A Messages server on 127.0.0.1 that answers the n-th request with the n-th stream. */
-const messagesServer = (streams: ReadonlyArray<string>) =>
-  Effect.acquireRelease(
-    Effect.callback<Started>((resume) => {
-      const received: Array<Received> = []
-      const server = createServer((request, response) => {
-        let text = ""
-        request.setEncoding("utf8")
-        request.on("data", (piece: string) => {
-          text += piece
-        })
-        request.on("end", () => {
-          received.push({ headers: request.headers, url: request.url, body: JSON.parse(text) })
-          const stream = streams[received.length - 1]
-          if (stream === undefined) {
-            response.writeHead(500).end()
-            return
-          }
-          response.writeHead(200, { "content-type": "text/event-stream" })
-          response.end(stream)
-        })
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address()
-        const port = typeof address === "object" && address !== null ? address.port : 0
-        resume(
-          Effect.succeed({
-            url: `http://127.0.0.1:${port}/v1`,
-            received,
-            close: () => new Promise<void>((done) => server.close(() => done())),
-          }),
-        )
-      })
-    }),
-    (started) => Effect.promise(started.close),
-  )
-
 const clientOf = (baseUrl: string, codec?: Codec.Codec) =>
   Client.make({ baseUrl, apiKey: "sk-test", retry: false, codec }).pipe(
     Effect.provide(FetchHttpClient.layer),
@@ -103,7 +54,7 @@ describe("one agent on two wires", () => {
   it.live("Messages: the call of the documented stream is run and its result sent back", () =>
     Effect.gen(function* () {
       const { tools, got } = weatherTool()
-      const server = yield* messagesServer([
+      const server = yield* replayServer([
         read("docs/streaming-tool-use.sse"),
         read("docs/streaming-basic.sse"),
       ])

@@ -7,7 +7,6 @@
  * DECISIONS.md D1). Every body the client sends is checked against the Open Responses
  * specification.
  */
-import { createServer } from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@svir/client"
 import { Request } from "@svir/core"
@@ -16,6 +15,7 @@ import { Tools } from "@svir/registry"
 import { Answer, ScriptedServer } from "@svir/testing"
 import { Effect, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { replayServer } from "../../../test/replayServer.js"
 import { Reasoning, ResponsesCodec } from "../src/index.js"
 import { requestErrors } from "./support/openapi.js"
 import { read } from "./support/recordings.js"
@@ -53,46 +53,9 @@ const script = () => [
 
 type Item = { readonly [key: string]: unknown }
 
-/** A Responses server on 127.0.0.1 that answers the n-th request with the n-th stream. */
-const replayServer = (streams: ReadonlyArray<string>) =>
-  Effect.acquireRelease(
-    Effect.callback<{
-      readonly url: string
-      readonly bodies: Array<{ readonly input: ReadonlyArray<Item> }>
-      readonly close: () => Promise<void>
-    }>((resume) => {
-      const bodies: Array<{ readonly input: ReadonlyArray<Item> }> = []
-      const server = createServer((request, response) => {
-        let text = ""
-        request.setEncoding("utf8")
-        request.on("data", (piece: string) => {
-          text += piece
-        })
-        request.on("end", () => {
-          bodies.push(JSON.parse(text))
-          const stream = streams[bodies.length - 1]
-          if (stream === undefined) {
-            response.writeHead(500).end()
-            return
-          }
-          response.writeHead(200, { "content-type": "text/event-stream" })
-          response.end(stream)
-        })
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address()
-        const port = typeof address === "object" && address !== null ? address.port : 0
-        resume(
-          Effect.succeed({
-            url: `http://127.0.0.1:${port}/v1`,
-            bodies,
-            close: () => new Promise<void>((done) => server.close(() => done())),
-          }),
-        )
-      })
-    }),
-    (started) => Effect.promise(started.close),
-  )
+/** The bodies a replaying server received, as Responses requests. */
+const bodiesOf = (server: { readonly received: ReadonlyArray<{ readonly body: unknown }> }) =>
+  server.received.map((request) => request.body as { readonly input: ReadonlyArray<Item> })
 
 describe("one agent on OpenAI's recorded streams", () => {
   it.live("both calls of a recorded answer run, and their results go back in order", () =>
@@ -135,8 +98,8 @@ describe("one agent on OpenAI's recorded streams", () => {
       ])
       assert.match(result.text, /^I am OpenAI's language model, known as GPT-3\./)
       assert.strictEqual(result.steps.length, 2)
-      for (const body of server.bodies) assert.deepStrictEqual(requestErrors(body), [])
-      const input = server.bodies[1]?.input ?? []
+      for (const body of bodiesOf(server)) assert.deepStrictEqual(requestErrors(body), [])
+      const input = bodiesOf(server)[1]?.input ?? []
       assert.deepStrictEqual(
         input.map((item) => [item.type, item.call_id ?? item.role]),
         [

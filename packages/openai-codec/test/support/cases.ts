@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Codec, Completion, Event } from "@svir/core"
+import * as Decoding from "../../../../test/decoding.js"
 import type { OpenAiCodec } from "../../src/index.js"
 
 /**
@@ -70,20 +71,10 @@ export const optionsFor = (c: Case, mode: "strict" | "lenient"): OpenAiCodec.Opt
   makeCallId: counterIds(),
 })
 
+/** Feeds chunks to a decoder and finishes it (root `test/decoding.ts`), the error named as cases name it. */
 export const feed = (decoder: Codec.StreamDecoder, chunks: Iterable<Uint8Array>): Outcome => {
-  const events: Array<Event.Event> = []
-  let error: string | undefined
-  const take = (step: Codec.DecodeStep) => {
-    events.push(...step.events)
-    if (step.error !== undefined) error = snake(step.error.reason._tag)
-  }
-  for (const chunk of chunks) {
-    if (decoder.done()) break
-    take(decoder.push(chunk))
-  }
-  if (!decoder.done()) take(decoder.finish())
-  const last = events.at(-1)
-  return { events, completion: last?._tag === "Completed" ? last.completion : undefined, error }
+  const fed = Decoding.feed(decoder, chunks)
+  return { ...fed, error: fed.error === undefined ? undefined : snake(fed.error.reason._tag) }
 }
 
 /** The modes a case runs in, each with its expectation. */
